@@ -1,0 +1,37 @@
+// Candidate: one runnable implementation, named by its spelling. Backends own them; the
+// selector only asks can_run and calls launch.
+#pragma once
+
+#include <string_view>
+
+#include "core/problem.hpp"
+
+namespace gemmroute {
+
+// can_run's answer. reason is a static string (no allocation on the selection path); empty
+// when ok.
+struct Verdict {
+  bool ok = true;
+  const char* reason = "";
+
+  static Verdict yes() { return {true, ""}; }
+  static Verdict no(const char* why) { return {false, why}; }
+};
+
+enum class Provider { native, vendor };
+
+class Candidate {
+ public:
+  virtual ~Candidate() = default;
+  virtual std::string_view spelling() const = 0;
+  virtual Provider provider() const = 0;
+  // Exactly the problems launch instantiates. The problem is validated and folded.
+  virtual Verdict can_run(const Problem& problem) const = 0;
+  // Runs the whole batch; throws Error(not_runnable) if can_run refuses the problem.
+  virtual void launch(const Problem& problem) const = 0;
+};
+
+// For launch implementations: throws when can_run refuses.
+void require_runnable(const Candidate& candidate, const Problem& problem);
+
+}  // namespace gemmroute

@@ -1,0 +1,111 @@
+// Context construction, the environment and the default table.
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/context_state.hpp"
+#include "gemmroute/error.hpp"
+
+#ifndef GEMMROUTE_TABLE_DIRS
+#define GEMMROUTE_TABLE_DIRS ""
+#endif
+
+namespace gemmroute {
+namespace {
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+std::vector<std::string> table_dirs() {
+  std::vector<std::string> dirs;
+  std::string all = GEMMROUTE_TABLE_DIRS;
+  std::size_t pos = 0;
+  while (pos <= all.size()) {
+    std::size_t end = all.find(':', pos);
+    if (end == std::string::npos) end = all.size();
+    if (end > pos) dirs.push_back(all.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return dirs;
+}
+
+}  // namespace
+
+Environment read_environment() {
+  Environment e;
+  e.pin = env_or_empty("GEMMROUTE_PIN");
+  e.table = env_or_empty("GEMMROUTE_TABLE");
+  std::string route = env_or_empty("GEMMROUTE_ROUTE");
+  if (!route.empty()) {
+    auto r = parse_route(route);
+    if (!r) {
+      throw Error(Errc::invalid_argument, "GEMMROUTE_ROUTE",
+                  "GEMMROUTE_ROUTE='" + route + "': expected auto, native or vendor");
+    }
+    e.route = *r;
+  }
+  std::string log = env_or_empty("GEMMROUTE_LOG");
+  if (!log.empty() && log != "0" && log != "1") {
+    throw Error(Errc::invalid_argument, "GEMMROUTE_LOG",
+                "GEMMROUTE_LOG='" + log + "': expected 0 or 1");
+  }
+  e.log = log == "1";
+  return e;
+}
+
+std::string default_table_path(const Backend& backend) {
+  namespace fs = std::filesystem;
+  const std::string id = backend.fingerprint().id();
+  for (const std::string& name : {id, std::string("generic")}) {
+    for (const std::string& dir : table_dirs()) {
+      fs::path p = fs::path(dir) / std::string(backend.name()) / (name + ".table");
+      std::error_code ec;
+      if (fs::is_regular_file(p, ec)) return p.string();
+    }
+  }
+  return {};
+}
+
+namespace detail {
+
+const Table* ContextState::table_for(const Options& options) {
+  if (options.table.empty()) return table.get();
+  std::lock_guard lock(mutex);
+  auto it = named_tables.find(options.table);
+  if (it == named_tables.end()) {
+    auto loaded = std::make_shared<const Table>(load_table(options.table, *backend));
+    it = named_tables.emplace(options.table, std::move(loaded)).first;
+  }
+  return it->second.get();
+}
+
+Overrides ContextState::overrides_for(const Options& options) const {
+  Overrides o;
+  o.pin = options.pin.empty() ? env.pin : options.pin;
+  o.route = options.route.value_or(env.route);
+  return o;
+}
+
+}  // namespace detail
+
+Context::Context() : Context(Device::cpu()) {}
+
+Context::Context(Device device) : state_(std::make_unique<detail::ContextState>()) {
+  state_->device = device;
+  state_->env = read_environment();
+  state_->backend = make_backend(device);
+  std::string path = state_->env.table.empty() ? default_table_path(*state_->backend)
+                                               : state_->env.table;
+  if (!path.empty()) {
+    state_->table = std::make_shared<const Table>(load_table(path, *state_->backend));
+  }
+}
+
+Context::~Context() = default;
+Context::Context(Context&&) noexcept = default;
+Context& Context::operator=(Context&&) noexcept = default;
+
+Device Context::device() const noexcept { return state_->device; }
+
+}  // namespace gemmroute

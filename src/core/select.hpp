@@ -1,0 +1,48 @@
+// Selection: the pure function (key, table, device, overrides) -> candidate.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/table.hpp"
+#include "gemmroute/options.hpp"
+
+namespace gemmroute {
+
+struct Overrides {
+  std::string pin;
+  Route route = Route::automatic;
+};
+
+enum class Source { pin, table, last_resort };
+
+struct Selection {
+  const Candidate* candidate = nullptr;
+  Source source = Source::table;
+  Nearest nearest;  // row == nullptr: no row for this key (or a pin)
+};
+
+// Filled only when asked for (explain, GEMMROUTE_LOG): the selection path itself allocates
+// nothing.
+struct WalkStep {
+  std::string spelling;
+  std::string reason;  // empty: runs
+  std::string from;    // "row", "last resort"
+};
+struct Trace {
+  std::vector<WalkStep> steps;
+};
+
+// Throws Error(not_runnable) for a pin that names nothing or cannot run, and when the route
+// leaves no candidate that can run.
+Selection select(const Problem& problem, const Key& key, const Table* table,
+                 const Backend& backend, const Overrides& overrides, Trace* trace);
+
+// One line for GEMMROUTE_LOG, and the multi-line walk that `gemmroute explain` prints.
+std::string format_log_line(const Key& key, const Table* table, const Selection& s,
+                            const Trace& trace, const Overrides& overrides);
+std::string format_explain(const Key& key, const Table* table, const Selection& s,
+                           const Trace& trace, const Overrides& overrides);
+
+}  // namespace gemmroute

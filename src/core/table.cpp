@@ -1,0 +1,399 @@
+// Table parsing, validation, writing and nearest-row look-up. Format: docs/table-format.md.
+#include "core/table.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "core/backend.hpp"
+#include "core/spelling.hpp"
+#include "gemmroute/error.hpp"
+
+namespace gemmroute {
+namespace {
+
+constexpr std::string_view kMagic = "gemmroute-table";
+constexpr std::string_view kPlusMinus = "\xC2\xB1";  // UTF-8 '±'
+constexpr std::int64_t kMaxSize = std::int64_t{1} << 62;
+constexpr std::string_view kHeaderFields[] = {"tuner", "spec", "date", "method", "clocks"};
+
+struct Token {
+  std::string_view text;
+  int column;  // 1-based
+};
+
+std::vector<Token> split(std::string_view line) {
+  std::vector<Token> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    if (i > start) out.push_back({line.substr(start, i - start), static_cast<int>(start) + 1});
+  }
+  return out;
+}
+
+int first_control(std::string_view line) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    auto c = static_cast<unsigned char>(line[i]);
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return static_cast<int>(i) + 1;
+  }
+  return 0;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// A finite, non-negative decimal number at the start of s; advances s past it.
+bool take_number(std::string_view& s, double& value) {
+  const char* begin = s.data();
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value, std::chars_format::fixed);
+  if (ec != std::errc() || ptr == begin) return false;
+  // from_chars accepts "nan" and "inf" spellings in some modes; reject anything not finite.
+  if (!std::isfinite(value) || value < 0) return false;
+  s.remove_prefix(static_cast<std::size_t>(ptr - begin));
+  return true;
+}
+
+bool parse_entry(const Token& tok, Entry& e, Diagnostic& d) {
+  e.column = tok.column;
+  std::string_view text = tok.text;
+  std::size_t at = text.find('@');
+  std::string_view spell = text.substr(0, at);
+  std::size_t col = 0;
+  std::string why;
+  auto parsed = parse_spelling(spell, &col, &why);
+  if (!parsed) {
+    d = {0, tok.column + static_cast<int>(col), "bad spelling: " + why};
+    return false;
+  }
+  e.spelling = parsed->str();
+  if (at == std::string_view::npos) return true;
+  std::string_view t = text.substr(at + 1);
+  const int t_col = tok.column + static_cast<int>(at) + 1;
+  auto bad = [&](const char* message) {
+    int offset = static_cast<int>(text.size() - at - 1 - t.size());
+    d = {0, t_col + offset, message};
+    return false;
+  };
+  double median = 0;
+  if (!take_number(t, median)) return bad("expected a finite, non-negative time after '@'");
+  double scale = 0;
+  if (t.starts_with("ns")) scale = 1e-3;
+  else if (t.starts_with("us")) scale = 1;
+  else if (t.starts_with("ms")) scale = 1e3;
+  else if (t.starts_with("s")) scale = 1e6;
+  else return bad("expected a unit: ns, us, ms or s");
+  t.remove_prefix(t.starts_with("s") ? 1 : 2);
+  if (median <= 0 || median * scale > 1e12) return bad("time out of range (0, 1e12 us]");
+  if (t.starts_with(kPlusMinus)) t.remove_prefix(kPlusMinus.size());
+  else if (t.starts_with("+-")) t.remove_prefix(2);
+  else return bad("expected '\xC2\xB1' (or '+-') and a spread after the time");
+  double spread = 0;
+  if (!take_number(t, spread) || spread > 1e6) return bad("expected a finite spread in percent");
+  if (!t.starts_with("%")) return bad("expected '%' after the spread");
+  t.remove_prefix(1);
+  if (!t.empty()) return bad("unexpected text after the entry");
+  e.timed = true;
+  e.median_us = median * scale;
+  e.spread_pct = spread;
+  return true;
+}
+
+bool parse_size(const Token& tok, std::int64_t& v) {
+  auto [ptr, ec] = std::from_chars(tok.text.data(), tok.text.data() + tok.text.size(), v);
+  return ec == std::errc() && ptr == tok.text.data() + tok.text.size() && v >= 1 && v <= kMaxSize;
+}
+
+std::size_t bucket_of(Scalar d, Op ta, Op tb, Layout l) {
+  return ((static_cast<std::size_t>(d) * 3 + static_cast<std::size_t>(ta)) * 3 +
+          static_cast<std::size_t>(tb)) * 2 + static_cast<std::size_t>(l);
+}
+
+double log2_clamped(std::int64_t v) { return std::log2(static_cast<double>(v < 1 ? 1 : v)); }
+
+}  // namespace
+
+std::string_view to_string(Origin origin) noexcept {
+  switch (origin) {
+    case Origin::measured: return "measured";
+    case Origin::refined: return "refined";
+    case Origin::transcribed: return "transcribed";
+  }
+  return "?";
+}
+
+const std::string* Table::header_field(std::string_view key) const {
+  for (const auto& [k, v] : header) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+void Table::index() {
+  for (auto& b : buckets) b.clear();
+  for (std::uint32_t i = 0; i < rows.size(); ++i) {
+    const Key& k = rows[i].key;
+    buckets[bucket_of(k.dtype, k.ta, k.tb, k.layout)].push_back(i);
+  }
+}
+
+Table parse_table(std::string_view text, std::string path, std::vector<Diagnostic>& diags) {
+  Table table;
+  table.path = std::move(path);
+  bool seen_magic = false, seen_row = false;
+  std::vector<std::string_view> lines;
+  for (std::size_t pos = 0;;) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) {
+      lines.push_back(text.substr(pos));
+      break;
+    }
+    lines.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  int line_no = 0;
+  for (std::string_view line : lines) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    auto error = [&](int col, std::string message) {
+      diags.push_back({line_no, col, std::move(message)});
+    };
+    if (int c = first_control(line)) {
+      error(c, "control character (binary data?)");
+      continue;
+    }
+    std::string_view content = trim(line);
+    if (content.empty() || content.front() == '#') continue;
+    auto toks = split(line);
+    if (!seen_magic) {
+      seen_magic = true;
+      if (toks[0].text != kMagic) {
+        error(toks[0].column, "expected '" + std::string(kMagic) + " " +
+                                  std::to_string(kTableFormatVersion) + "' first");
+        continue;
+      }
+      if (toks.size() != 2 || toks[1].text != std::to_string(kTableFormatVersion)) {
+        error(toks.size() > 1 ? toks[1].column : toks[0].column + static_cast<int>(kMagic.size()),
+              "unsupported format version (this build reads " +
+                  std::to_string(kTableFormatVersion) + ")");
+      }
+      continue;
+    }
+    if (toks[0].text == "row") {
+      seen_row = true;
+      if (toks.size() < 11) {
+        int col = static_cast<int>(line.size()) + 1;
+        error(col, "truncated row: expected 'row dtype ta tb layout m n k batch origin entry...'");
+        continue;
+      }
+      Row row;
+      row.line = line_no;
+      auto dtype = parse_scalar(toks[1].text);
+      auto ta = parse_op(toks[2].text);
+      auto tb = parse_op(toks[3].text);
+      auto layout = parse_layout(toks[4].text);
+      if (!dtype) { error(toks[1].column, "unknown dtype (f32, f64, c32, c64)"); continue; }
+      if (!ta || toks[2].text.front() > 'Z') { error(toks[2].column, "unknown ta (N, T, C)"); continue; }
+      if (!tb || toks[3].text.front() > 'Z') { error(toks[3].column, "unknown tb (N, T, C)"); continue; }
+      if (!layout) { error(toks[4].column, "unknown layout (packed, strided)"); continue; }
+      if (!is_complex(*dtype) && (*ta == Op::C || *tb == Op::C)) {
+        error(*ta == Op::C ? toks[2].column : toks[3].column,
+              "C is folded to T for real scalars; write T");
+        continue;
+      }
+      row.key.dtype = *dtype;
+      row.key.ta = *ta;
+      row.key.tb = *tb;
+      row.key.layout = *layout;
+      std::int64_t* sizes[] = {&row.key.m, &row.key.n, &row.key.k, &row.key.batch};
+      bool ok = true;
+      for (int i = 0; i < 4 && ok; ++i) {
+        if (!parse_size(toks[5 + i], *sizes[i])) {
+          error(toks[5 + i].column, "expected a whole number from 1 to 2^62");
+          ok = false;
+        }
+      }
+      if (!ok) continue;
+      if (toks[9].text == "measured") row.origin = Origin::measured;
+      else if (toks[9].text == "refined") row.origin = Origin::refined;
+      else if (toks[9].text == "transcribed") row.origin = Origin::transcribed;
+      else { error(toks[9].column, "unknown origin (measured, refined, transcribed)"); continue; }
+      for (std::size_t i = 10; i < toks.size() && ok; ++i) {
+        Entry e;
+        Diagnostic d;
+        if (!parse_entry(toks[i], e, d)) {
+          error(d.column, d.message);
+          ok = false;
+        } else if (row.origin != Origin::transcribed && !e.timed) {
+          error(toks[i].column, "a measured or refined entry needs its time (spelling@time±spread%)");
+          ok = false;
+        } else {
+          row.entries.push_back(std::move(e));
+        }
+      }
+      if (ok) table.rows.push_back(std::move(row));
+      continue;
+    }
+    // Header field: "<name> <value>".
+    std::string_view name = toks[0].text;
+    if (seen_row) {
+      error(toks[0].column, "header field after the first row");
+      continue;
+    }
+    std::string value(trim(line.substr(static_cast<std::size_t>(toks[0].column - 1) + name.size())));
+    if (name.starts_with("fingerprint.")) {
+      std::string_view field = name.substr(12);
+      auto spelled = parse_spelling(field);
+      if (field.empty() || !spelled || !spelled->params.empty()) {
+        error(toks[0].column + 12, "bad fingerprint field name");
+        continue;
+      }
+      if (table.fingerprint.get(field)) {
+        error(toks[0].column, "fingerprint field given twice");
+        continue;
+      }
+      if (value.empty()) {
+        error(static_cast<int>(line.size()) + 1, "empty fingerprint value");
+        continue;
+      }
+      table.fingerprint.set(std::string(field), std::move(value));
+      continue;
+    }
+    bool known = false;
+    for (auto f : kHeaderFields) known = known || name == f;
+    if (!known) {
+      error(toks[0].column, "unknown header field '" + std::string(name.substr(0, 40)) +
+                                "' (fingerprint.*, tuner, spec, date, method, clocks, row)");
+      continue;
+    }
+    if (table.header_field(name)) {
+      error(toks[0].column, "header field given twice");
+      continue;
+    }
+    table.header.emplace_back(std::string(name), std::move(value));
+  }
+  if (!seen_magic) {
+    diags.push_back({1, 1, "empty table: expected '" + std::string(kMagic) + " " +
+                               std::to_string(kTableFormatVersion) + "'"});
+  }
+  return table;
+}
+
+void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic>& diags) {
+  const std::string* be = table.fingerprint.get("backend");
+  if (!be) {
+    diags.push_back({1, 1, "missing 'fingerprint.backend'"});
+  } else if (*be != backend.name()) {
+    diags.push_back({1, 1, "table is for backend '" + *be + "', this device's backend is '" +
+                               std::string(backend.name()) + "'"});
+  }
+  auto mismatched = mismatched_fields(table.fingerprint, backend.fingerprint());
+  for (const auto& f : mismatched) {
+    if (f == "backend") continue;
+    const std::string* mine = backend.fingerprint().get(f);
+    table.notes.push_back("fingerprint." + f + " is '" + *table.fingerprint.get(f) +
+                          "' in the table, '" + (mine ? *mine : std::string("(none)")) +
+                          "' on this device");
+  }
+  std::map<std::string, int> seen;
+  for (Row& row : table.rows) {
+    auto [it, fresh] = seen.emplace(to_string(row.key), row.line);
+    if (!fresh) {
+      diags.push_back({row.line, 1, "duplicate key, first at line " + std::to_string(it->second)});
+    }
+    std::map<std::string_view, int> spelled;
+    for (Entry& e : row.entries) {
+      e.candidate = backend.find(e.spelling);
+      if (!e.candidate) {
+        diags.push_back({row.line, e.column, "unknown spelling '" + e.spelling + "' for the " +
+                                                 std::string(backend.name()) + " backend"});
+        continue;
+      }
+      if (!spelled.emplace(e.spelling, e.column).second) {
+        diags.push_back({row.line, e.column, "spelling '" + e.spelling + "' twice in one row"});
+      }
+      for (const auto& f : mismatched) {
+        if (f != "backend" && backend.depends_on(*e.candidate, f)) {
+          e.unrunnable = "measured with another fingerprint." + f;
+          break;
+        }
+      }
+    }
+  }
+}
+
+std::string format_diagnostic(const std::string& path, const Diagnostic& d) {
+  return path + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message;
+}
+
+Table load_table(const std::string& path, const Backend& backend) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(Errc::bad_table, "table", path + ":0:0: cannot open the table file");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  std::vector<Diagnostic> diags;
+  Table table = parse_table(buf.str(), path, diags);
+  if (diags.empty()) validate_table(table, backend, diags);
+  if (!diags.empty()) {
+    std::string message;
+    for (const auto& d : diags) {
+      if (!message.empty()) message += '\n';
+      message += format_diagnostic(path, d);
+    }
+    throw Error(Errc::bad_table, "table", message);
+  }
+  table.index();
+  return table;
+}
+
+std::string format_entry(const Entry& e) {
+  if (!e.timed) return e.spelling;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "@%.6gus\xC2\xB1%.2f%%", e.median_us, e.spread_pct);
+  return e.spelling + buf;
+}
+
+std::string write_table(const Table& t) {
+  std::string s = std::string(kMagic) + " " + std::to_string(kTableFormatVersion) + "\n";
+  for (const auto& [k, v] : t.fingerprint.fields) s += "fingerprint." + k + " " + v + "\n";
+  for (const auto& [k, v] : t.header) s += k + " " + v + "\n";
+  for (const Row& r : t.rows) {
+    s += "row " + to_string(r.key) + " " + std::string(to_string(r.origin));
+    for (const Entry& e : r.entries) s += " " + format_entry(e);
+    s += "\n";
+  }
+  return s;
+}
+
+double key_distance(const Key& a, const Key& b) noexcept {
+  return std::abs(log2_clamped(a.m) - log2_clamped(b.m)) +
+         std::abs(log2_clamped(a.n) - log2_clamped(b.n)) +
+         std::abs(log2_clamped(a.k) - log2_clamped(b.k)) +
+         std::abs(log2_clamped(a.batch) - log2_clamped(b.batch));
+}
+
+Nearest nearest_row(const Table& table, const Key& key) noexcept {
+  Nearest best;
+  for (std::uint32_t i : table.buckets[bucket_of(key.dtype, key.ta, key.tb, key.layout)]) {
+    const Row& r = table.rows[i];
+    double d = key_distance(key, r.key);
+    auto lex = [](const Key& k) { return std::tie(k.m, k.n, k.k, k.batch); };
+    if (!best.row || d < best.distance ||
+        (d == best.distance && lex(r.key) < lex(best.row->key))) {
+      best = {&r, d};
+    }
+  }
+  return best;
+}
+
+}  // namespace gemmroute

@@ -1,0 +1,87 @@
+// The table: one text file per device, parsed, validated, written and looked up.
+// Format: docs/table-format.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/fingerprint.hpp"
+#include "core/problem.hpp"
+
+namespace gemmroute {
+
+class Backend;
+class Candidate;
+
+inline constexpr int kTableFormatVersion = 1;
+
+enum class Origin : std::uint8_t { measured, refined, transcribed };
+std::string_view to_string(Origin origin) noexcept;
+
+struct Entry {
+  std::string spelling;
+  bool timed = false;
+  double median_us = 0;   // microseconds per call (whole batch)
+  double spread_pct = 0;  // (max - min) / median of the repetitions, in percent
+  int column = 0;         // 1-based, for messages
+  // Filled by validation against a backend:
+  const Candidate* candidate = nullptr;
+  std::string unrunnable;  // non-empty: the fingerprint mismatch that disables this entry
+};
+
+struct Row {
+  Key key;
+  Origin origin = Origin::measured;
+  std::vector<Entry> entries;
+  int line = 0;
+};
+
+struct Diagnostic {
+  int line = 0;
+  int column = 0;
+  std::string message;
+};
+
+struct Table {
+  std::string path;
+  Fingerprint fingerprint;
+  // Header fields other than the fingerprint, in file order: tuner, spec, date, method, clocks.
+  std::vector<std::pair<std::string, std::string>> header;
+  std::vector<Row> rows;
+  std::vector<std::string> notes;  // load-time reports (fingerprint mismatches), for the log
+
+  // Rows by (dtype, ta, tb, layout), filled by index().
+  std::array<std::vector<std::uint32_t>, 4 * 3 * 3 * 2> buckets;
+  void index();
+
+  const std::string* header_field(std::string_view key) const;
+};
+
+// Syntax only. Diagnostics are appended; the table holds what parsed.
+Table parse_table(std::string_view text, std::string path, std::vector<Diagnostic>& diagnostics);
+// Spellings against the backend, duplicate keys, fingerprint backend; marks entries that depend
+// on mismatched fingerprint fields as not runnable and records a note.
+void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic>& diagnostics);
+// Reads, parses, validates and indexes; throws Error(bad_table) listing every
+// "path:line:col: message" when anything is wrong.
+Table load_table(const std::string& path, const Backend& backend);
+std::string format_diagnostic(const std::string& path, const Diagnostic& d);
+
+std::string write_table(const Table& table);
+std::string format_entry(const Entry& entry);  // "cpu.small@12.1us±0.8%"
+
+// The nearest row: L1 distance over log2 of m, n, k, batch (each clamped to >= 1), ties to the
+// row whose (m, n, k, batch) is lexicographically smallest. nullptr when no row has the exact
+// dtype, forms and layout.
+struct Nearest {
+  const Row* row = nullptr;
+  double distance = 0;
+};
+Nearest nearest_row(const Table& table, const Key& key) noexcept;
+double key_distance(const Key& a, const Key& b) noexcept;
+
+}  // namespace gemmroute

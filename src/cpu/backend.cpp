@@ -1,0 +1,72 @@
+// The CPU backend: its vocabulary in tie-break order, its fingerprint and last resorts.
+//
+// Tie-break order: openblas, openblas:par=item, cpu.small, cpu.direct. The vendor comes first,
+// so a native kernel displaces it only when measured faster by more than the margin: where
+// two are within noise, the table keeps the vendor.
+#include <omp.h>
+
+#include <array>
+#include <fstream>
+#include <thread>
+
+#include "core/backend.hpp"
+#include "cpu/candidates.hpp"
+#include "cpu/small_kernels.hpp"
+
+namespace gemmroute {
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        auto v = line.substr(colon + 1);
+        while (!v.empty() && v.front() == ' ') v.erase(0, 1);
+        return v;
+      }
+    }
+  }
+  return "unknown cpu";
+}
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend() {
+    candidates_ = {&cpu::openblas_candidate(), &cpu::openblas_item_candidate(),
+                   &cpu::small_candidate(), &cpu::direct_candidate()};
+    fingerprint_.set("backend", "cpu");
+    fingerprint_.set("device", cpu_model());
+#if defined(__x86_64__)
+    fingerprint_.set("arch", cpu::cpu_has_avx2_fma() ? "x86_64+avx2+fma" : "x86_64");
+#else
+    fingerprint_.set("arch", "unknown");
+#endif
+    fingerprint_.set("cores", std::to_string(omp_get_max_threads()));
+    std::string config = cpu::openblas_config();
+    fingerprint_.set("openblas", config.empty() ? "none" : config);
+    std::string core = cpu::openblas_corename();
+    fingerprint_.set("openblas_core", core.empty() ? "none" : core);
+  }
+  BackendKind kind() const override { return BackendKind::cpu; }
+  std::string_view name() const override { return "cpu"; }
+  const Fingerprint& fingerprint() const override { return fingerprint_; }
+  std::span<const Candidate* const> candidates() const override { return candidates_; }
+  const Candidate& last_resort_native() const override { return cpu::direct_candidate(); }
+  const Candidate& last_resort_vendor() const override { return cpu::openblas_candidate(); }
+  // Every CPU candidate runs on any x86-64 this build runs on: a mismatch is reported, and
+  // disables nothing.
+  bool depends_on(const Candidate&, std::string_view) const override { return false; }
+
+ private:
+  std::array<const Candidate*, 4> candidates_{};
+  Fingerprint fingerprint_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace gemmroute

@@ -1,0 +1,61 @@
+// Helpers every CPU candidate shares: the parallel loop over a batch, and the BLAS quick path
+// (alpha == 0 or k == 0: C <- beta * C, never reading A or B; beta == 0 never reads C).
+#pragma once
+
+#include <complex>
+#include <cstdint>
+
+#include "core/problem.hpp"
+
+namespace gemmroute::cpu {
+
+// Runs body(i) for every item, spread over the OpenMP threads when the batch holds enough
+// work (about 64k multiply-adds) to pay for waking them. Each item runs on one thread in a
+// fixed order, so results do not depend on the thread count.
+template <class Body>
+void for_each_item(const Problem& p, Body body) {
+  const double work = static_cast<double>(p.m) * static_cast<double>(p.n) *
+                      static_cast<double>(p.k + 1) * static_cast<double>(p.batch);
+  if (p.batch > 1 && work >= 65536.0) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < p.batch; ++i) body(i);
+  } else {
+    for (std::int64_t i = 0; i < p.batch; ++i) body(i);
+  }
+}
+
+// C(:, :) <- beta * C for one m x n item; beta == 0 writes zeros without reading C.
+template <class T>
+void scale_item(std::int64_t m, std::int64_t n, T beta, T* c, std::int64_t ldc) {
+  for (std::int64_t j = 0; j < n; ++j) {
+    T* col = c + j * ldc;
+    if (beta == T(0)) {
+      for (std::int64_t i = 0; i < m; ++i) col[i] = T(0);
+    } else if (beta != T(1)) {
+      for (std::int64_t i = 0; i < m; ++i) col[i] = beta * col[i];
+    }
+  }
+}
+
+// The quick path for the whole batch. Returns true when it applied (alpha == 0 or k == 0).
+template <class T>
+bool quick_path(const Problem& p) {
+  if (p.k != 0 && p.alpha != std::complex<double>(0.0, 0.0)) return false;
+  const T beta = p.beta_as<T>();
+  for_each_item(p, [&](std::int64_t i) { scale_item(p.m, p.n, beta, p.item_c<T>(i), p.c.ld); });
+  return true;
+}
+
+// Calls f.template operator()<T>() with T the problem's scalar type.
+template <class F>
+decltype(auto) dispatch(Scalar s, F&& f) {
+  switch (s) {
+    case Scalar::f32: return f.template operator()<float>();
+    case Scalar::f64: return f.template operator()<double>();
+    case Scalar::c32: return f.template operator()<std::complex<float>>();
+    case Scalar::c64: return f.template operator()<std::complex<double>>();
+  }
+  return f.template operator()<float>();
+}
+
+}  // namespace gemmroute::cpu

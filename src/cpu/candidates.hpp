@@ -1,0 +1,19 @@
+// The CPU backend's candidates, one function per family; backend.cpp orders them.
+#pragma once
+
+#include <string>
+
+#include "core/candidate.hpp"
+
+namespace gemmroute::cpu {
+
+const Candidate& direct_candidate();        // cpu.direct
+const Candidate& small_candidate();         // cpu.small
+const Candidate& openblas_candidate();      // openblas: batch over threads, 1 thread per call
+const Candidate& openblas_item_candidate(); // openblas:par=item: OpenBLAS's threads per item
+
+// OpenBLAS as found at run time: "OpenBLAS 0.3.21 ..." and the core name, or empty.
+std::string openblas_config();
+std::string openblas_corename();
+
+}  // namespace gemmroute::cpu

@@ -1,0 +1,16 @@
+// Entry point of the cpu.small kernels (small_kernels.cpp, built with AVX2 and FMA enabled;
+// call only where cpu_has_avx2_fma() holds).
+#pragma once
+
+#include "core/problem.hpp"
+
+namespace gemmroute::cpu {
+
+inline constexpr std::int64_t kSmallMax = 16;  // the largest bucket for m, n and k
+
+// Runs the whole batch; the problem must have max(m, n, k) <= kSmallMax, alpha != 0, k > 0.
+void small_gemm(const Problem& problem);
+
+bool cpu_has_avx2_fma() noexcept;
+
+}  // namespace gemmroute::cpu
