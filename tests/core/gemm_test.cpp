@@ -1,0 +1,336 @@
+// The public API: argument errors before any write, BLAS quick returns, row-major calls,
+// pointer arrays, grouped batches, pins, routes, the environment and determinism.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdlib>
+#include <random>
+
+#include "cpu/reference.hpp"
+#include "gemmroute/gemmroute.hpp"
+#include "support.hpp"
+
+namespace gemmroute {
+namespace {
+
+// Sets environment variables for one scope (a Context reads them when made).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
+    else unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+struct Operands {
+  std::int64_t m = 5, n = 4, k = 3, batch = 2;
+  std::vector<float> a, b, c;
+  Operands() {
+    std::mt19937_64 rng(1);
+    for (std::int64_t i = 0; i < m * k * batch; ++i) a.push_back(test::random_scalar<float>(rng));
+    for (std::int64_t i = 0; i < k * n * batch; ++i) b.push_back(test::random_scalar<float>(rng));
+    for (std::int64_t i = 0; i < m * n * batch; ++i) c.push_back(test::random_scalar<float>(rng));
+  }
+};
+
+// Calls gemm with one argument changed and expects Error naming `arg`, with C untouched.
+template <class Mutate>
+void expect_rejected(const std::string& arg, Mutate mutate) {
+  Context ctx;
+  Operands o;
+  struct Call {
+    Order order = Order::col_major;
+    Op ta = Op::N, tb = Op::N;
+    std::int64_t m, n, k, lda, sa, ldb, sb, ldc, sc, batch;
+    const float* a;
+    const float* b;
+    float* c;
+  } call{Order::col_major, Op::N, Op::N, o.m, o.n, o.k, o.m, o.m * o.k, o.k, o.k * o.n, o.m,
+         o.m * o.n, o.batch, o.a.data(), o.b.data(), o.c.data()};
+  mutate(call);
+  const auto before = o.c;
+  try {
+    gemm<float>(ctx, call.order, call.ta, call.tb, call.m, call.n, call.k, 1.5f, call.a,
+                call.lda, call.sa, call.b, call.ldb, call.sb, 0.5f, call.c, call.ldc, call.sc,
+                call.batch);
+    ADD_FAILURE() << "no error for " << arg;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::invalid_argument) << e.what();
+    EXPECT_EQ(e.argument(), arg) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'" + arg + "'"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(test::same_bytes(o.c, before)) << "C changed by a rejected call (" << arg << ")";
+}
+
+TEST(GemmArguments, EveryInvalidArgumentIsNamedAndCIsUntouched) {
+  expect_rejected("ta", [](auto& c) { c.ta = static_cast<Op>(9); });
+  expect_rejected("tb", [](auto& c) { c.tb = static_cast<Op>(9); });
+  expect_rejected("m", [](auto& c) { c.m = -1; });
+  expect_rejected("n", [](auto& c) { c.n = -1; });
+  expect_rejected("k", [](auto& c) { c.k = -2; });
+  expect_rejected("batch", [](auto& c) { c.batch = -1; });
+  expect_rejected("lda", [](auto& c) { c.lda = 4; });
+  expect_rejected("ldb", [](auto& c) { c.ldb = 2; });
+  expect_rejected("ldc", [](auto& c) { c.ldc = 4; });
+  expect_rejected("lda", [](auto& c) {  // op(A) = A^T: A is k x m, lda >= k = 3
+    c.ta = Op::T;
+    c.lda = 2;
+  });
+  expect_rejected("ldb", [](auto& c) {  // op(B) = B^H folds to B^T: B is n x k, ldb >= n = 4
+    c.tb = Op::C;
+    c.ldb = 3;
+  });
+}
+
+TEST(GemmArguments, StridesPointersAndOverflow) {
+  expect_rejected("stride_a", [](auto& c) { c.sa = -1; });
+  expect_rejected("stride_b", [](auto& c) { c.sb = -4; });
+  expect_rejected("stride_c", [](auto& c) { c.sc = 0; });
+  expect_rejected("a", [](auto& c) { c.a = nullptr; });
+  expect_rejected("b", [](auto& c) { c.b = nullptr; });
+  expect_rejected("c", [](auto& c) { c.c = nullptr; });
+  expect_rejected("stride_a", [](auto& c) {
+    c.sa = std::int64_t{1} << 62;
+    c.batch = 5;
+  });
+}
+
+TEST(GemmArguments, RowMajorErrorsNameTheCallersArguments) {
+  // Row-major: A is m x k with lda >= k; B is k x n with ldb >= n.
+  expect_rejected("lda", [](auto& c) {
+    c.order = Order::row_major;
+    c.lda = 2;  // < k = 3
+    c.ldb = 4;
+    c.ldc = 4;
+  });
+  expect_rejected("ldb", [](auto& c) {
+    c.order = Order::row_major;
+    c.lda = 3;
+    c.ldb = 3;  // < n = 4
+    c.ldc = 4;
+  });
+  expect_rejected("m", [](auto& c) {
+    c.order = Order::row_major;
+    c.m = -3;
+  });
+}
+
+TEST(GemmSemantics, EmptySizesAndZeroBatchLeaveCUntouched) {
+  Context ctx;
+  for (auto [m, n, batch] : {std::tuple{0, 4, 2}, {5, 0, 2}, {5, 4, 0}}) {
+    Operands o;
+    const auto before = o.c;
+    // Null A and B are fine when nothing is computed.
+    gemm<float>(ctx, Op::N, Op::N, m, n, 3, 1.0f, nullptr, 5, 15, nullptr, 3, 12, 0.0f,
+                o.c.data(), 5, 20, batch);
+    EXPECT_TRUE(test::same_bytes(o.c, before));
+  }
+}
+
+TEST(GemmSemantics, AlphaZeroAcceptsNullAAndBAndScalesC) {
+  Context ctx;
+  Operands o;
+  auto want = o.c;
+  for (float& x : want) x *= 0.5f;
+  gemm<float>(ctx, Op::N, Op::N, o.m, o.n, o.k, 0.0f, nullptr, o.m, 0, nullptr, o.k, 0, 0.5f,
+              o.c.data(), o.m, o.m * o.n, o.batch);
+  EXPECT_TRUE(test::same_bytes(o.c, want));
+}
+
+TEST(GemmSemantics, RowMajorMatchesTheTransposedColumnMajorCall) {
+  Context ctx;
+  std::mt19937_64 rng(3);
+  const std::int64_t m = 7, n = 5, k = 6;
+  std::vector<double> a(m * k), b(k * n), c_row(m * n, 0.0), c_col(m * n, 0.0);
+  for (auto& x : a) x = test::random_scalar<double>(rng);
+  for (auto& x : b) x = test::random_scalar<double>(rng);
+  // Row-major A (m x k, lda = k) is column-major A^T (k x m).
+  gemm<double>(ctx, Order::row_major, Op::N, Op::N, m, n, k, 1.0, a.data(), k, 0, b.data(), n,
+               0, 0.0, c_row.data(), n, 0, 1);
+  gemm<double>(ctx, Op::T, Op::T, m, n, k, 1.0, a.data(), k, 0, b.data(), n, 0, 0.0,
+               c_col.data(), m, 0, 1);
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      EXPECT_NEAR(c_row[i * n + j], c_col[i + j * m], 1e-12);
+    }
+  }
+}
+
+TEST(GemmSemantics, PointerArrayWithANullEntryIsNamed) {
+  Context ctx;
+  Operands o;
+  const float* as[] = {o.a.data(), nullptr};
+  const float* bs[] = {o.b.data(), o.b.data()};
+  float* cs[] = {o.c.data(), o.c.data() + 20};
+  const auto before = o.c;
+  try {
+    gemm<float>(ctx, Op::N, Op::N, o.m, o.n, o.k, 1.0f, as, o.m, bs, o.k, 0.0f, cs, o.m, 2);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.argument(), "a");
+    EXPECT_NE(std::string(e.what()).find("item 1"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(test::same_bytes(o.c, before));
+}
+
+TEST(GemmGrouped, MixedItemsAreCorrectAndAnInvalidItemWritesNothing) {
+  Context ctx;
+  std::mt19937_64 rng(5);
+  struct Item {
+    std::int64_t m, n, k;
+    std::vector<std::complex<float>> a, b, c0, c;
+  };
+  std::vector<Item> items;
+  for (auto [m, n, k] : {std::tuple{3, 4, 5}, {16, 16, 16}, {3, 4, 5}, {33, 2, 40}}) {
+    Item it{m, n, k, {}, {}, {}, {}};
+    for (int i = 0; i < m * k; ++i) it.a.push_back(test::random_scalar<std::complex<float>>(rng));
+    for (int i = 0; i < k * n; ++i) it.b.push_back(test::random_scalar<std::complex<float>>(rng));
+    for (int i = 0; i < m * n; ++i) it.c0.push_back(test::random_scalar<std::complex<float>>(rng));
+    it.c = it.c0;
+    items.push_back(std::move(it));
+  }
+  const std::complex<float> alpha(0.5f, -1.0f), beta(2.0f, 0.25f);
+  std::vector<GemmItem> list;
+  for (auto& it : items) {
+    list.push_back(make_item(Op::N, Op::C, it.m, it.n, it.k, alpha, it.a.data(), it.m,
+                             it.b.data(), it.n, beta, it.c.data(), it.m));
+  }
+  // An invalid last item: nothing may be written, not even the valid items before it.
+  auto bad = list;
+  bad.back().ldc = 1;
+  try {
+    gemm_grouped(ctx, bad);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.argument(), "items[3].ldc");
+  }
+  for (auto& it : items) EXPECT_TRUE(test::same_bytes(it.c, it.c0));
+
+  gemm_grouped(ctx, list);
+  for (auto& it : items) {
+    Problem got;
+    got.dtype = Scalar::c32;
+    got.tb = Op::C;
+    got.m = it.m;
+    got.n = it.n;
+    got.k = it.k;
+    got.batch = 1;
+    got.alpha = std::complex<double>(alpha);
+    got.beta = std::complex<double>(beta);
+    got.a = {it.a.data(), nullptr, it.m, 0};
+    got.b = {it.b.data(), nullptr, it.n, 0};
+    got.c = {it.c.data(), nullptr, it.m, 0};
+    Problem orig = got;
+    orig.c.base = it.c0.data();
+    auto check = cpu::check_against_reference(got, orig);
+    EXPECT_TRUE(check.ok) << check.message;
+  }
+}
+
+TEST(GemmGrouped, EachGroupIsSelectedOnItsOwn) {
+  ScopedEnv log("GEMMROUTE_LOG", "1");
+  Context ctx;
+  std::vector<float> a(40 * 40, 0.5f), b(40 * 40, 0.25f), c1(40 * 40), c2(40 * 40), c3(40 * 40);
+  std::vector<GemmItem> list = {
+      make_item(Op::N, Op::N, 4, 4, 4, 1.0f, a.data(), 4, b.data(), 4, 0.0f, c1.data(), 4),
+      make_item(Op::N, Op::N, 40, 40, 40, 1.0f, a.data(), 40, b.data(), 40, 0.0f, c2.data(), 40),
+      make_item(Op::N, Op::N, 4, 4, 4, 1.0f, a.data(), 4, b.data(), 4, 0.0f, c3.data(), 4)};
+  testing::internal::CaptureStderr();
+  gemm_grouped(ctx, list);
+  std::string text = testing::internal::GetCapturedStderr();
+  // Two groups: the two 4^3 items together (a pointer-array batch of 2), the 40^3 alone.
+  EXPECT_NE(text.find("key f32 N N strided 4 4 4 2 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("key f32 N N strided 40 40 40 1 |"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+}
+
+TEST(GemmOverrides, PinThatCannotRunSaysWhy) {
+  Context ctx;
+  Operands o;
+  Options pin;
+  pin.pin = "cpu.small";
+  std::vector<float> a(20 * 20), b(20 * 20), c(20 * 20);
+  try {
+    gemm<float>(ctx, Op::N, Op::N, 20, 20, 20, 1.0f, a.data(), 20, 0, b.data(), 20, 0, 0.0f,
+                c.data(), 20, 0, 1, pin);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::not_runnable);
+    EXPECT_NE(std::string(e.what()).find("max(m, n, k) > 16"), std::string::npos) << e.what();
+  }
+  pin.pin = "cpu.nothing";
+  EXPECT_THROW(gemm<float>(ctx, Op::N, Op::N, 2, 2, 2, 1.0f, a.data(), 2, 0, b.data(), 2, 0,
+                           0.0f, c.data(), 2, 0, 1, pin),
+               Error);
+  pin.pin = "openblas";
+  pin.route = Route::native;
+  EXPECT_THROW(gemm<float>(ctx, Op::N, Op::N, 2, 2, 2, 1.0f, a.data(), 2, 0, b.data(), 2, 0,
+                           0.0f, c.data(), 2, 0, 1, pin),
+               Error);
+}
+
+TEST(GemmOverrides, EnvironmentIsReadWhenTheContextIsMade) {
+  {
+    ScopedEnv route("GEMMROUTE_ROUTE", "sideways");
+    try {
+      Context ctx;
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.argument(), "GEMMROUTE_ROUTE");
+    }
+  }
+  {
+    ScopedEnv table("GEMMROUTE_TABLE", "/nonexistent/table");
+    try {
+      Context ctx;
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::bad_table);
+      EXPECT_NE(std::string(e.what()).find("/nonexistent/table:0:0:"), std::string::npos);
+    }
+  }
+  {
+    ScopedEnv pin("GEMMROUTE_PIN", "cpu.direct");
+    ScopedEnv log("GEMMROUTE_LOG", "1");
+    Context ctx;
+    Operands o;
+    testing::internal::CaptureStderr();
+    gemm<float>(ctx, Op::N, Op::N, o.m, o.n, o.k, 1.0f, o.a.data(), o.m, o.m * o.k, o.b.data(),
+                o.k, o.k * o.n, 0.0f, o.c.data(), o.m, o.m * o.n, o.batch);
+    std::string log_text = testing::internal::GetCapturedStderr();
+    EXPECT_NE(log_text.find("gemmroute: key f32 N N packed 5 4 3 2 | pin cpu.direct"),
+              std::string::npos)
+        << log_text;
+    EXPECT_NE(log_text.find("choice cpu.direct"), std::string::npos) << log_text;
+  }
+}
+
+TEST(GemmDeterminism, SameCallTwiceSameBytes) {
+  Context ctx;
+  std::mt19937_64 rng(11);
+  for (std::int64_t size : {4, 12, 40, 100}) {
+    const std::int64_t batch = 17;
+    std::vector<double> a(size * size * batch), b(size * size * batch), c(size * size * batch);
+    for (auto& x : a) x = test::random_scalar<double>(rng);
+    for (auto& x : b) x = test::random_scalar<double>(rng);
+    for (auto& x : c) x = test::random_scalar<double>(rng);
+    auto c1 = c, c2 = c;
+    for (auto* out : {&c1, &c2}) {
+      gemm<double>(ctx, Op::T, Op::N, size, size, size, 0.3, a.data(), size, size * size,
+                   b.data(), size, size * size, -1.1, out->data(), size, size * size, batch);
+    }
+    EXPECT_TRUE(test::same_bytes(c1, c2)) << size;
+  }
+}
+
+}  // namespace
+}  // namespace gemmroute

@@ -1,0 +1,194 @@
+// Selection: a fixture table plus a problem yields the expected spelling.
+#include <gtest/gtest.h>
+
+#include "core/backend.hpp"
+#include "core/select.hpp"
+#include "core/table.hpp"
+#include "gemmroute/error.hpp"
+
+namespace gemmroute {
+namespace {
+
+constexpr const char* kFixture = R"(gemmroute-table 1
+fingerprint.backend cpu
+fingerprint.device Fixture CPU
+tuner test
+row f32 N N packed 8 8 8 1000 measured cpu.small@10us±1% openblas@20us±1%
+row f32 N N packed 256 256 256 1 measured openblas:par=item@900us±2% openblas@950us±2%
+row f32 N N packed 64 64 64 64 measured cpu.direct@5us±1% openblas@6us±1%
+row f32 N N packed 32 32 32 32 transcribed cpu.small openblas cpu.direct
+row f32 N N packed 4 4 4 16 transcribed openblas cpu.direct
+row f32 N N packed 4 4 4 64 transcribed cpu.direct openblas
+row f32 T N packed 8 8 8 1000 transcribed cpu.direct
+row f32 N N strided 8 8 8 1000 transcribed openblas
+row c32 C N packed 8 8 8 1000 transcribed cpu.direct
+row c32 T N packed 8 8 8 1000 transcribed openblas
+)";
+
+class SelectTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    backend_ = make_backend(Device::cpu());
+    std::vector<Diagnostic> d;
+    table_ = parse_table(kFixture, "fixture.table", d);
+    validate_table(table_, *backend_, d);
+    ASSERT_TRUE(d.empty()) << d.front().message;
+    table_.index();
+  }
+
+  // A problem whose operands are aligned and contiguous (packed) unless changed.
+  Problem problem(Scalar s, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                  std::int64_t batch) {
+    Problem p;
+    p.dtype = s;
+    p.ta = ta;
+    p.tb = tb;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.batch = batch;
+    auto operand = [&](std::int64_t rows, std::int64_t cols) {
+      return Operand{storage_, nullptr, rows, rows * cols};
+    };
+    p.a = operand(p.rows_a(), p.cols_a());
+    p.b = operand(p.rows_b(), p.cols_b());
+    p.c = operand(m, n);
+    validate(p);
+    return p;
+  }
+
+  std::string choose(const Problem& p, Overrides ov = {}, Trace* trace = nullptr) {
+    return std::string(select(p, key_of(p), &table_, *backend_, ov, trace).candidate->spelling());
+  }
+
+  std::unique_ptr<Backend> backend_;
+  Table table_;
+  alignas(64) char storage_[64] = {};
+};
+
+TEST_F(SelectTest, ExactRowTakesItsFirstRunnableEntry) {
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 8, 8, 8, 1000)), "cpu.small");
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 256, 256, 256, 1)), "openblas:par=item");
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 64, 64, 64, 64)), "cpu.direct");
+}
+
+TEST_F(SelectTest, OffGridTakesTheNearestRowInLog2Space) {
+  // 9 x 7 x 8 x 900: nearest is 8^3 x 1000.
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 9, 7, 8, 900)), "cpu.small");
+  // 200 x 300 x 180 x 2: nearest is 256^3 x 1.
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 200, 300, 180, 2)), "openblas:par=item");
+}
+
+TEST_F(SelectTest, WalkSkipsEntriesThatCannotRun) {
+  // 20^3 x 32 is nearest to the 32^3 x 32 row; cpu.small refuses 20 > 16, so openblas runs.
+  Trace trace;
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 20, 20, 20, 32), {}, &trace), "openblas");
+  ASSERT_EQ(trace.steps.size(), 2u);
+  EXPECT_EQ(trace.steps[0].spelling, "cpu.small");
+  EXPECT_EQ(trace.steps[0].reason, "max(m, n, k) > 16");
+  EXPECT_EQ(trace.steps[1].reason, "");
+}
+
+TEST_F(SelectTest, TiesGoToTheLexicographicallySmallestRow) {
+  // batch 32 is exactly between rows 4^3 x 16 and 4^3 x 64 (distance 1 each): the rule picks
+  // the smaller (m, n, k, batch), the batch-16 row, whose first entry is openblas.
+  Problem p = problem(Scalar::f32, Op::N, Op::N, 4, 4, 4, 32);
+  Nearest n = nearest_row(table_, key_of(p));
+  ASSERT_NE(n.row, nullptr);
+  EXPECT_EQ(n.row->key.batch, 16);
+  EXPECT_DOUBLE_EQ(n.distance, 1.0);
+  EXPECT_EQ(choose(p), "openblas");
+}
+
+TEST_F(SelectTest, ConjugateFoldsToTransposeForRealScalars) {
+  // f32 C N is the f32 T N row; c32 C N and c32 T N are different rows.
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::C, Op::N, 8, 8, 8, 1000)), "cpu.direct");
+  EXPECT_EQ(choose(problem(Scalar::c32, Op::C, Op::N, 8, 8, 8, 1000)), "cpu.direct");
+  EXPECT_EQ(choose(problem(Scalar::c32, Op::T, Op::N, 8, 8, 8, 1000)), "openblas");
+}
+
+TEST_F(SelectTest, LayoutClassification) {
+  Problem p = problem(Scalar::f32, Op::N, Op::N, 8, 8, 8, 1000);
+  EXPECT_EQ(classify(p), Layout::packed);
+  Problem ld = p;
+  ld.c.ld = 9;
+  ld.c.stride = 72;
+  EXPECT_EQ(classify(ld), Layout::strided);
+  EXPECT_EQ(choose(ld), "openblas");  // the strided row
+  Problem misaligned = p;
+  misaligned.b.base = storage_ + 4;
+  EXPECT_EQ(classify(misaligned), Layout::strided);
+  Problem broadcast = p;
+  broadcast.a.stride = 0;
+  EXPECT_EQ(classify(broadcast), Layout::strided);
+  Problem gap = p;
+  gap.a.stride = 65;
+  EXPECT_EQ(classify(gap), Layout::strided);
+  Problem single = problem(Scalar::f32, Op::N, Op::N, 8, 8, 8, 1);
+  single.a.stride = 12345;  // unused with one item
+  EXPECT_EQ(classify(single), Layout::packed);
+  Problem arrays = p;
+  const void* ptrs[1] = {storage_};
+  arrays.a.array = arrays.b.array = arrays.c.array = ptrs;
+  EXPECT_EQ(classify(arrays), Layout::strided);
+}
+
+TEST_F(SelectTest, NoRowFallsBackToDirectThenVendor) {
+  Trace trace;
+  EXPECT_EQ(choose(problem(Scalar::f64, Op::N, Op::N, 8, 8, 8, 10), {}, &trace), "cpu.direct");
+  EXPECT_EQ(trace.steps.back().from, "last resort");
+  Overrides vendor{"", Route::vendor};
+  EXPECT_EQ(choose(problem(Scalar::f64, Op::N, Op::N, 8, 8, 8, 10), vendor), "openblas");
+}
+
+TEST_F(SelectTest, RoutesFilterTheWalk) {
+  Overrides native{"", Route::native};
+  Overrides vendor{"", Route::vendor};
+  // Row 4^3 x 16: openblas, cpu.direct.
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 4, 4, 4, 16), native), "cpu.direct");
+  // Row 8^3 x 1000: cpu.small, openblas.
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 8, 8, 8, 1000), vendor), "openblas");
+  // Row f32 T N: cpu.direct only; vendor route falls to the vendor last resort.
+  Trace trace;
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::T, Op::N, 8, 8, 8, 1000), vendor, &trace),
+            "openblas");
+  EXPECT_EQ(trace.steps[0].reason, "excluded by route=vendor");
+}
+
+TEST_F(SelectTest, PinsRunOrSayWhyNot) {
+  Problem small = problem(Scalar::f32, Op::N, Op::N, 8, 8, 8, 1000);
+  EXPECT_EQ(choose(small, {"cpu.direct", Route::automatic}), "cpu.direct");
+  Problem big = problem(Scalar::f32, Op::N, Op::N, 40, 8, 8, 1000);
+  try {
+    choose(big, {"cpu.small", Route::automatic});
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::not_runnable);
+    EXPECT_EQ(e.argument(), "pin");
+    EXPECT_NE(std::string(e.what()).find("max(m, n, k) > 16"), std::string::npos);
+  }
+  EXPECT_THROW(choose(small, {"reg:m=128", Route::automatic}), Error);
+  EXPECT_THROW(choose(small, {"openblas", Route::native}), Error);
+}
+
+TEST_F(SelectTest, ExplainPrintsTheWalkAndTheChoiceLast) {
+  Problem p = problem(Scalar::f32, Op::N, Op::N, 20, 20, 20, 32);
+  Trace trace;
+  Overrides ov;
+  Selection s = select(p, key_of(p), &table_, *backend_, ov, &trace);
+  std::string text = format_explain(key_of(p), &table_, s, trace, ov);
+  EXPECT_NE(text.find("key: f32 N N packed 20 20 20 32\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("table: fixture.table\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("row: f32 N N packed 32 32 32 32 (transcribed, line 8)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("skipped: max(m, n, k) > 16"), std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.rfind("choice:")), "choice: openblas\n");
+}
+
+TEST_F(SelectTest, FingerprintMismatchIsReported) {
+  ASSERT_FALSE(table_.notes.empty());
+  EXPECT_NE(table_.notes[0].find("fingerprint.device is 'Fixture CPU'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gemmroute

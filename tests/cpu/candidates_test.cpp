@@ -1,0 +1,320 @@
+// Every CPU candidate x scalar x form x storage against the long-double reference, with the
+// BLAS edge semantics, untouched padding and operands, determinism, and can_run <=> launch.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <random>
+#include <set>
+
+#include "core/backend.hpp"
+#include "cpu/batch.hpp"
+#include "cpu/reference.hpp"
+#include "gemmroute/error.hpp"
+#include "support.hpp"
+
+namespace gemmroute {
+namespace {
+
+using test::Buffer;
+using test::Storage;
+
+const Backend& cpu_backend() {
+  static auto backend = make_backend(Device::cpu());
+  return *backend;
+}
+
+std::vector<Op> forms(Scalar s) {
+  return is_complex(s) ? std::vector<Op>{Op::N, Op::T, Op::C} : std::vector<Op>{Op::N, Op::T};
+}
+
+// Sizes from the kernels' own edges: 1, the cpu.small buckets (4, 8, 16) and their
+// neighbours, ragged shapes and primes; beyond 16 for the kernels without a size limit.
+struct Shape {
+  std::int64_t m, n, k, batch;
+};
+const std::vector<Shape> kShapes = {
+    {1, 1, 1, 3},    {3, 4, 5, 4},   {4, 4, 4, 2},    {7, 8, 9, 3},   {8, 8, 8, 2},
+    {15, 16, 16, 2}, {16, 16, 16, 2}, {16, 3, 13, 3}, {2, 15, 7, 5},  {13, 11, 1, 2},
+    {17, 16, 16, 2}, {33, 5, 31, 2}, {19, 37, 23, 1}, {64, 3, 70, 1}};
+
+struct Outcome {
+  bool ran = false;
+  std::string failure;  // empty when correct
+};
+
+// One launch of `c` over fresh operands; checks the result, the sentinel padding of C and
+// that A and B are unchanged.
+template <class T>
+Outcome run_case(const Candidate& cand, Op ta, Op tb, const Shape& s, Storage storage, T alpha,
+                 T beta, std::mt19937_64& rng, bool nan_in_c = false, bool nan_in_ab = false) {
+  Problem p;
+  p.dtype = scalar_of_v<T>;
+  p.ta = ta;
+  p.tb = tb;
+  p.m = s.m;
+  p.n = s.n;
+  p.k = s.k;
+  p.batch = s.batch;
+  p.alpha = std::complex<double>(alpha);
+  p.beta = std::complex<double>(beta);
+  const bool bcast = storage == Storage::broadcast;
+  auto A = test::make_buffer<T>(p.rows_a(), p.cols_a(), s.batch, storage, bcast, rng);
+  auto B = test::make_buffer<T>(p.rows_b(), p.cols_b(), s.batch, storage,
+                                bcast && (s.batch % 2 == 1), rng);
+  auto C = test::make_buffer<T>(s.m, s.n, s.batch, storage, false, rng);
+  if (nan_in_ab) {
+    for (auto* buf : {&A, &B}) {
+      for (std::int64_t i = 0; i < (buf->stride == 0 ? 1 : s.batch); ++i) {
+        for (std::int64_t c = 0; c < buf->cols; ++c) {
+          for (std::int64_t r = 0; r < buf->rows; ++r) {
+            buf->item(i)[r + c * buf->ld] = test::nan_value<T>();
+          }
+        }
+      }
+    }
+  }
+  if (nan_in_c) {
+    for (std::int64_t i = 0; i < s.batch; ++i) {
+      for (std::int64_t c = 0; c < s.n; ++c) {
+        for (std::int64_t r = 0; r < s.m; ++r) {
+          C.item(i)[r + c * C.ld] = (r + c) % 2 ? test::nan_value<T>() : T(INFINITY);
+        }
+      }
+    }
+  }
+  p.a = test::operand(A, storage);
+  p.b = test::operand(B, storage);
+  p.c = test::operand(C, storage);
+  Outcome out;
+  if (!cand.can_run(p).ok) return out;
+  out.ran = true;
+  const auto a0 = A.data, b0 = B.data, c0 = C.data;
+  cand.launch(p);
+  if (!test::same_bytes(A.data, a0) || !test::same_bytes(B.data, b0)) {
+    out.failure = "A or B changed";
+    return out;
+  }
+  for (std::size_t i = 0; i < C.data.size(); ++i) {
+    if (!C.inside(static_cast<std::int64_t>(i)) &&
+        std::memcmp(&C.data[i], &c0[i], sizeof(T)) != 0) {
+      out.failure = "C changed outside its items at offset " + std::to_string(i);
+      return out;
+    }
+  }
+  if (nan_in_ab) {
+    // alpha == 0: C must be exactly beta * C0 (beta == 0: exactly zero).
+    for (std::int64_t i = 0; i < s.batch; ++i) {
+      for (std::int64_t c = 0; c < s.n; ++c) {
+        for (std::int64_t r = 0; r < s.m; ++r) {
+          std::int64_t off = i * C.stride + r + c * C.ld;
+          T want = beta == T(0) ? T(0) : beta * c0[static_cast<std::size_t>(off)];
+          if (beta == T(1)) want = c0[static_cast<std::size_t>(off)];
+          if (std::memcmp(&want, &C.data[static_cast<std::size_t>(off)], sizeof(T)) != 0) {
+            out.failure = "alpha == 0: C is not exactly beta * C0";
+            return out;
+          }
+        }
+      }
+    }
+    return out;
+  }
+  Problem orig = p;
+  std::vector<const void*> c0_pointers;
+  Buffer<T> C0 = C;
+  C0.data = c0;
+  for (std::int64_t i = 0; i < s.batch; ++i) c0_pointers.push_back(C0.item(i));
+  orig.c = storage == Storage::pointers ? Operand{nullptr, c0_pointers.data(), C.ld, 0}
+                                        : Operand{C0.data.data(), nullptr, C.ld, C.stride};
+  auto check = cpu::check_against_reference(p, orig);
+  if (!check.ok) out.failure = check.message;
+  return out;
+}
+
+struct Param {
+  std::string spelling;
+  Scalar dtype;
+};
+
+void PrintTo(const Param& p, std::ostream* os) { *os << p.spelling << " " << to_string(p.dtype); }
+
+class CandidateTest : public ::testing::TestWithParam<Param> {
+ protected:
+  const Candidate& candidate() const { return *cpu_backend().find(GetParam().spelling); }
+};
+
+template <class F>
+void for_scalar(Scalar s, F&& f) {
+  cpu::dispatch(s, std::forward<F>(f));
+}
+
+TEST_P(CandidateTest, MatchesReferenceInEveryFormAndStorage) {
+  std::mt19937_64 rng(12345);
+  int ran = 0;
+  for_scalar(GetParam().dtype, [&]<class T>() {
+    for (Op ta : forms(GetParam().dtype)) {
+      for (Op tb : forms(GetParam().dtype)) {
+        for (Storage st : {Storage::packed, Storage::padded, Storage::broadcast,
+                           Storage::pointers}) {
+          for (const Shape& s : kShapes) {
+            // alpha and beta: random (complex where the scalar is), then 1 and -1.
+            const T alpha = ran % 5 == 0 ? T(1) : test::random_scalar<T>(rng);
+            const T beta = ran % 7 == 0 ? T(1) : test::random_scalar<T>(rng);
+            Outcome o = run_case<T>(candidate(), ta, tb, s, st, alpha, beta, rng);
+            SCOPED_TRACE(std::string(to_string(ta)) + std::string(to_string(tb)) + " " +
+                         test::name(st) + " " + std::to_string(s.m) + "x" + std::to_string(s.n) +
+                         "x" + std::to_string(s.k) + " b" + std::to_string(s.batch));
+            EXPECT_EQ(o.failure, "");
+            ran += o.ran;
+          }
+        }
+      }
+    }
+  });
+  EXPECT_GT(ran, 0) << "the candidate ran no case";
+}
+
+TEST_P(CandidateTest, BetaZeroNeverReadsC) {
+  std::mt19937_64 rng(7);
+  for_scalar(GetParam().dtype, [&]<class T>() {
+    for (Op ta : forms(GetParam().dtype)) {
+      for (const Shape& s : {Shape{4, 4, 4, 2}, Shape{16, 9, 5, 3}, Shape{13, 11, 17, 1}}) {
+        Outcome o = run_case<T>(candidate(), ta, Op::N, s, Storage::padded,
+                                test::random_scalar<T>(rng), T(0), rng, /*nan_in_c=*/true);
+        EXPECT_EQ(o.failure, "") << to_string(ta) << " " << s.m;
+      }
+    }
+  });
+}
+
+TEST_P(CandidateTest, AlphaZeroNeverReadsAOrB) {
+  std::mt19937_64 rng(8);
+  for_scalar(GetParam().dtype, [&]<class T>() {
+    for (T beta : {T(0), T(1), test::random_scalar<T>(rng)}) {
+      for (const Shape& s : {Shape{4, 4, 4, 2}, Shape{16, 9, 5, 3}, Shape{13, 11, 17, 1}}) {
+        Outcome o = run_case<T>(candidate(), Op::N, Op::T, s, Storage::padded, T(0), beta, rng,
+                                false, /*nan_in_ab=*/true);
+        EXPECT_EQ(o.failure, "") << s.m;
+      }
+    }
+  });
+}
+
+TEST_P(CandidateTest, KZeroScalesCByBeta) {
+  std::mt19937_64 rng(9);
+  for_scalar(GetParam().dtype, [&]<class T>() {
+    for (T beta : {T(0), T(1), test::random_scalar<T>(rng)}) {
+      Outcome o = run_case<T>(candidate(), Op::N, Op::N, Shape{5, 6, 0, 3}, Storage::padded,
+                              test::random_scalar<T>(rng), beta, rng);
+      EXPECT_EQ(o.failure, "");
+    }
+  });
+}
+
+TEST_P(CandidateTest, SameCallTwiceGivesIdenticalBytes) {
+  for_scalar(GetParam().dtype, [&]<class T>() {
+    for (const Shape& s : {Shape{8, 8, 8, 64}, Shape{13, 7, 16, 33}, Shape{40, 40, 40, 3}}) {
+      std::mt19937_64 rng(99);
+      Problem p;
+      p.dtype = scalar_of_v<T>;
+      p.m = s.m;
+      p.n = s.n;
+      p.k = s.k;
+      p.batch = s.batch;
+      p.alpha = std::complex<double>(test::random_scalar<T>(rng));
+      p.beta = std::complex<double>(test::random_scalar<T>(rng));
+      auto A = test::make_buffer<T>(s.m, s.k, s.batch, Storage::packed, false, rng);
+      auto B = test::make_buffer<T>(s.k, s.n, s.batch, Storage::packed, false, rng);
+      auto C = test::make_buffer<T>(s.m, s.n, s.batch, Storage::packed, false, rng);
+      p.a = test::operand(A, Storage::packed);
+      p.b = test::operand(B, Storage::packed);
+      if (!candidate().can_run(p).ok) continue;
+      auto first = C, second = C;
+      p.c = test::operand(first, Storage::packed);
+      candidate().launch(p);
+      p.c = test::operand(second, Storage::packed);
+      candidate().launch(p);
+      EXPECT_TRUE(test::same_bytes(first.data, second.data)) << s.m;
+    }
+  });
+}
+
+// can_run true <=> launch succeeds (and false <=> launch throws not_runnable).
+TEST_P(CandidateTest, CanRunMatchesLaunch) {
+  std::mt19937_64 rng(10);
+  for_scalar(GetParam().dtype, [&]<class T>() {
+    for (std::int64_t size : {1, 4, 15, 16, 17, 32}) {
+      for (Op ta : forms(GetParam().dtype)) {
+        Problem p;
+        p.dtype = scalar_of_v<T>;
+        p.ta = ta;
+        p.m = size;
+        p.n = size + (size > 1);
+        p.k = size;
+        p.batch = 2;
+        p.alpha = 1.0;
+        p.beta = 0.5;
+        auto A = test::make_buffer<T>(p.rows_a(), p.cols_a(), 2, Storage::packed, false, rng);
+        auto B = test::make_buffer<T>(p.rows_b(), p.cols_b(), 2, Storage::packed, false, rng);
+        auto C = test::make_buffer<T>(p.m, p.n, 2, Storage::packed, false, rng);
+        p.a = test::operand(A, Storage::packed);
+        p.b = test::operand(B, Storage::packed);
+        p.c = test::operand(C, Storage::packed);
+        Verdict v = candidate().can_run(p);
+        if (v.ok) {
+          EXPECT_NO_THROW(candidate().launch(p)) << size;
+        } else {
+          EXPECT_STRNE(v.reason, "") << "a refusal must say why";
+          try {
+            candidate().launch(p);
+            ADD_FAILURE() << "launch ran a problem can_run refused, size " << size;
+          } catch (const Error& e) {
+            EXPECT_EQ(e.code(), Errc::not_runnable);
+          }
+        }
+      }
+    }
+  });
+}
+
+std::vector<Param> all_params() {
+  std::vector<Param> out;
+  for (const Candidate* c : cpu_backend().candidates()) {
+    for (Scalar s : {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64}) {
+      out.push_back({std::string(c->spelling()), s});
+    }
+  }
+  return out;
+}
+
+std::string param_name(const ::testing::TestParamInfo<Param>& info) {
+  std::string s;
+  for (char ch : info.param.spelling) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return s + "_" + std::string(to_string(info.param.dtype));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, CandidateTest, ::testing::ValuesIn(all_params()), param_name);
+
+TEST(CpuBackend, EveryCandidateIsInTheVocabularyOnce) {
+  const Backend& b = cpu_backend();
+  std::set<std::string_view> seen;
+  for (const Candidate* c : b.candidates()) EXPECT_TRUE(seen.insert(c->spelling()).second);
+  EXPECT_EQ(b.find("cpu.direct"), &b.last_resort_native());
+  EXPECT_EQ(b.find("openblas"), &b.last_resort_vendor());
+  EXPECT_EQ(b.last_resort_vendor().provider(), Provider::vendor);
+  EXPECT_EQ(b.last_resort_native().provider(), Provider::native);
+  EXPECT_EQ(b.find("cpu.nothing"), nullptr);
+}
+
+TEST(CpuBackend, SmallRefusesAboveSixteenWithAReason) {
+  Problem p;
+  p.m = 17;
+  p.n = 4;
+  p.k = 4;
+  p.batch = 1;
+  Verdict v = cpu_backend().find("cpu.small")->can_run(p);
+  EXPECT_FALSE(v.ok);
+  EXPECT_STREQ(v.reason, "max(m, n, k) > 16");
+}
+
+}  // namespace
+}  // namespace gemmroute

@@ -1,0 +1,117 @@
+// Test support: random operands with full mantissas, batch buffers with padding and sentinels,
+// and Problems built over them in every layout the library distinguishes.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+
+namespace gemmroute::test {
+
+template <class T> T random_scalar(std::mt19937_64& rng) {
+  // Full mantissas in [-1, 1): never small integers, so summation order matters.
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(d(rng));
+  } else {
+    using R = typename T::value_type;
+    return T(static_cast<R>(d(rng)), static_cast<R>(d(rng)));
+  }
+}
+
+template <class T> T sentinel() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(-7.25e3);
+  } else {
+    return T(-7.25e3, 3.5e2);
+  }
+}
+
+template <class T> T nan_value() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::numeric_limits<T>::quiet_NaN();
+  } else {
+    using R = typename T::value_type;
+    return T(std::numeric_limits<R>::quiet_NaN(), std::numeric_limits<R>::infinity());
+  }
+}
+
+// How the batch's operands are laid out.
+enum class Storage { packed, padded, broadcast, pointers };
+inline const char* name(Storage s) {
+  switch (s) {
+    case Storage::packed: return "packed";
+    case Storage::padded: return "padded";
+    case Storage::broadcast: return "broadcast";
+    case Storage::pointers: return "pointers";
+  }
+  return "?";
+}
+
+// One operand's buffer: items at offset i * stride (or one shared item for broadcast), with
+// ld >= rows; every element outside the items holds the sentinel.
+template <class T> struct Buffer {
+  std::int64_t rows = 0, cols = 0, ld = 1, stride = 0, batch = 0;
+  std::vector<T> data;
+  std::vector<const void*> pointers;  // for Storage::pointers
+
+  T* item(std::int64_t i) { return data.data() + i * stride; }
+  const T* item(std::int64_t i) const { return data.data() + i * stride; }
+  bool inside(std::int64_t offset) const {
+    for (std::int64_t i = 0; i < (stride == 0 ? 1 : batch); ++i) {
+      std::int64_t local = offset - i * stride;
+      if (local >= 0 && local < ld * cols && local % ld < rows) return true;
+    }
+    return false;
+  }
+};
+
+template <class T>
+Buffer<T> make_buffer(std::int64_t rows, std::int64_t cols, std::int64_t batch, Storage s,
+                      bool shared, std::mt19937_64& rng) {
+  Buffer<T> b;
+  b.rows = rows;
+  b.cols = cols;
+  b.batch = batch;
+  const bool pad = s == Storage::padded || s == Storage::pointers;
+  b.ld = std::max<std::int64_t>(rows, 1) + (pad ? 3 : 0);
+  b.stride = b.ld * cols + (pad ? 5 : 0);
+  if (s == Storage::broadcast && shared) b.stride = 0;
+  const std::int64_t items = b.stride == 0 ? 1 : batch;
+  b.data.assign(static_cast<std::size_t>(std::max<std::int64_t>(items * b.stride, b.ld * cols) + 8),
+                sentinel<T>());
+  for (std::int64_t i = 0; i < items; ++i) {
+    for (std::int64_t c = 0; c < cols; ++c) {
+      for (std::int64_t r = 0; r < rows; ++r) b.item(i)[r + c * b.ld] = random_scalar<T>(rng);
+    }
+  }
+  for (std::int64_t i = 0; i < batch; ++i) b.pointers.push_back(b.item(b.stride == 0 ? 0 : i));
+  return b;
+}
+
+template <class T>
+Operand operand(Buffer<T>& b, Storage s) {
+  if (s == Storage::pointers) return Operand{nullptr, b.pointers.data(), b.ld, 0};
+  return Operand{b.data.data(), nullptr, b.ld, b.stride};
+}
+
+inline std::string describe(const Problem& p) {
+  return std::string(to_string(p.dtype)) + " " + std::string(to_string(p.ta)) +
+         std::string(to_string(p.tb)) + " m=" + std::to_string(p.m) + " n=" +
+         std::to_string(p.n) + " k=" + std::to_string(p.k) + " batch=" + std::to_string(p.batch) +
+         " alpha=(" + std::to_string(p.alpha.real()) + "," + std::to_string(p.alpha.imag()) +
+         ") beta=(" + std::to_string(p.beta.real()) + "," + std::to_string(p.beta.imag()) + ")";
+}
+
+template <class T>
+bool same_bytes(const std::vector<T>& x, const std::vector<T>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
+}
+
+}  // namespace gemmroute::test
