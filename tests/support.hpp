@@ -14,7 +14,8 @@
 
 namespace gemmroute::test {
 
-template <class T> T random_scalar(std::mt19937_64& rng) {
+template <class T>
+T random_scalar(std::mt19937_64& rng) {
   // Full mantissas in [-1, 1): never small integers, so summation order matters.
   std::uniform_real_distribution<double> d(-1.0, 1.0);
   if constexpr (std::is_floating_point_v<T>) {
@@ -25,7 +26,8 @@ template <class T> T random_scalar(std::mt19937_64& rng) {
   }
 }
 
-template <class T> T sentinel() {
+template <class T>
+T sentinel() {
   if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(-7.25e3);
   } else {
@@ -33,7 +35,8 @@ template <class T> T sentinel() {
   }
 }
 
-template <class T> T nan_value() {
+template <class T>
+T nan_value() {
   if constexpr (std::is_floating_point_v<T>) {
     return std::numeric_limits<T>::quiet_NaN();
   } else {
@@ -46,17 +49,22 @@ template <class T> T nan_value() {
 enum class Storage { packed, padded, broadcast, pointers };
 inline const char* name(Storage s) {
   switch (s) {
-    case Storage::packed: return "packed";
-    case Storage::padded: return "padded";
-    case Storage::broadcast: return "broadcast";
-    case Storage::pointers: return "pointers";
+    case Storage::packed:
+      return "packed";
+    case Storage::padded:
+      return "padded";
+    case Storage::broadcast:
+      return "broadcast";
+    case Storage::pointers:
+      return "pointers";
   }
   return "?";
 }
 
 // One operand's buffer: items at offset i * stride (or one shared item for broadcast), with
 // ld >= rows; every element outside the items holds the sentinel.
-template <class T> struct Buffer {
+template <class T>
+struct Buffer {
   std::int64_t rows = 0, cols = 0, ld = 1, stride = 0, batch = 0;
   std::vector<T> data;
   std::vector<const void*> pointers;  // for Storage::pointers
@@ -103,10 +111,10 @@ Operand operand(Buffer<T>& b, Storage s) {
 
 inline std::string describe(const Problem& p) {
   return std::string(to_string(p.dtype)) + " " + std::string(to_string(p.ta)) +
-         std::string(to_string(p.tb)) + " m=" + std::to_string(p.m) + " n=" +
-         std::to_string(p.n) + " k=" + std::to_string(p.k) + " batch=" + std::to_string(p.batch) +
-         " alpha=(" + std::to_string(p.alpha.real()) + "," + std::to_string(p.alpha.imag()) +
-         ") beta=(" + std::to_string(p.beta.real()) + "," + std::to_string(p.beta.imag()) + ")";
+         std::string(to_string(p.tb)) + " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
+         " k=" + std::to_string(p.k) + " batch=" + std::to_string(p.batch) + " alpha=(" +
+         std::to_string(p.alpha.real()) + "," + std::to_string(p.alpha.imag()) + ") beta=(" +
+         std::to_string(p.beta.real()) + "," + std::to_string(p.beta.imag()) + ")";
 }
 
 template <class T>

@@ -19,7 +19,8 @@
 namespace gemmroute::cli {
 namespace {
 
-template <class T> T random_value(std::mt19937_64& rng) {
+template <class T>
+T random_value(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> d(-1.0, 1.0);
   if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(d(rng));
@@ -29,14 +30,16 @@ template <class T> T random_value(std::mt19937_64& rng) {
   }
 }
 
-template <class T> std::vector<T> random_vector(std::size_t n, std::mt19937_64& rng) {
+template <class T>
+std::vector<T> random_vector(std::size_t n, std::mt19937_64& rng) {
   std::vector<T> v(n);
   for (auto& x : v) x = random_value<T>(rng);
   return v;
 }
 
 // Median wall time of `reps` runs after one warm-up, in seconds.
-template <class F> double median_seconds(F&& f, int reps) {
+template <class F>
+double median_seconds(F&& f, int reps) {
   f();
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
@@ -50,8 +53,10 @@ template <class F> double median_seconds(F&& f, int reps) {
 
 std::string format_time(double s) {
   char buf[32];
-  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  else std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+  if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
   return buf;
 }
 
@@ -114,12 +119,13 @@ Line run_strided(Context& ctx, Op ta, Op tb, std::int64_t m, std::int64_t n, std
   const double t_vendor = median_seconds([&] { call(vendor); }, reps);
   char shape[96];
   std::snprintf(shape, sizeof shape, "%s %s %s %lldx%lldx%lld batch %lld",
-                std::string(to_string(scalar_of_v<T>)).c_str(),
-                std::string(to_string(ta)).c_str(), std::string(to_string(tb)).c_str(),
-                static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k),
+                std::string(to_string(scalar_of_v<T>)).c_str(), std::string(to_string(ta)).c_str(),
+                std::string(to_string(tb)).c_str(), static_cast<long long>(m),
+                static_cast<long long>(n), static_cast<long long>(k),
                 static_cast<long long>(batch));
-  return {shape, chosen(ctx, got), format_time(t_ours), format_time(t_vendor), t_vendor / t_ours,
-          check.worst, check.ok};
+  return {
+      shape,       chosen(ctx, got), format_time(t_ours), format_time(t_vendor), t_vendor / t_ours,
+      check.worst, check.ok};
 }
 
 // A grouped batch of mixed sizes: every item checked, the whole call timed.
@@ -172,8 +178,13 @@ Line run_grouped(Context& ctx, std::mt19937_64& rng, int reps) {
   vendor.pin = std::string(ctx.state().backend->last_resort_vendor().spelling());
   const double t_ours = median_seconds([&] { gemm_grouped(ctx, list); }, reps);
   const double t_vendor = median_seconds([&] { gemm_grouped(ctx, list, vendor); }, reps);
-  return {"f64 N N grouped: 600 items, 7^3 sizes", "(per group)", format_time(t_ours),
-          format_time(t_vendor), t_vendor / t_ours, worst, ok};
+  return {"f64 N N grouped: 600 items, 7^3 sizes",
+          "(per group)",
+          format_time(t_ours),
+          format_time(t_vendor),
+          t_vendor / t_ours,
+          worst,
+          ok};
 }
 
 }  // namespace

@@ -9,9 +9,10 @@
 namespace gemmroute::cli {
 
 int explain(const Argv& argv) {
-  Args args(argv, {"device", "dtype", "ta", "tb", "m", "n", "k", "batch", "layout", "table",
-                   "pin", "route"},
-            {});
+  Args args(
+      argv,
+      {"device", "dtype", "ta", "tb", "m", "n", "k", "batch", "layout", "table", "pin", "route"},
+      {});
   if (args.help()) {
     std::puts(
         "usage: gemmroute explain [--device cpu] --dtype f32|f64|c32|c64 --ta N|T|C --tb N|T|C\n"

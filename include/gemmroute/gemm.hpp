@@ -28,22 +28,21 @@ void gemm(Context& ctx, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64
           const T* a, std::int64_t lda, std::int64_t stride_a, const T* b, std::int64_t ldb,
           std::int64_t stride_b, T beta, T* c, std::int64_t ldc, std::int64_t stride_c,
           std::int64_t batch, const Options& options = {}) {
-  gemm(ctx, Order::col_major, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta,
-       c, ldc, stride_c, batch, options);
+  gemm(ctx, Order::col_major, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c,
+       ldc, stride_c, batch, options);
 }
 
 // Pointer-array batch: item i of A is a[i]. The arrays hold batch pointers each.
 template <class T>
 void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
-          T alpha, const T* const* a, std::int64_t lda, const T* const* b, std::int64_t ldb,
-          T beta, T* const* c, std::int64_t ldc, std::int64_t batch, const Options& options = {});
+          T alpha, const T* const* a, std::int64_t lda, const T* const* b, std::int64_t ldb, T beta,
+          T* const* c, std::int64_t ldc, std::int64_t batch, const Options& options = {});
 
 template <class T>
 void gemm(Context& ctx, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
           const T* const* a, std::int64_t lda, const T* const* b, std::int64_t ldb, T beta,
           T* const* c, std::int64_t ldc, std::int64_t batch, const Options& options = {}) {
-  gemm(ctx, Order::col_major, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch,
-       options);
+  gemm(ctx, Order::col_major, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch, options);
 }
 
 // One item of a heterogeneous (grouped) batch. Make it with make_item so the scalar and the

@@ -13,14 +13,30 @@ enum class Op : std::uint8_t { N, T, C };
 enum class Order : std::uint8_t { col_major, row_major };
 enum class BackendKind : std::uint8_t { cpu, cuda };
 
-template <class T> struct scalar_of;
-template <> struct scalar_of<float> { static constexpr Scalar value = Scalar::f32; };
-template <> struct scalar_of<double> { static constexpr Scalar value = Scalar::f64; };
-template <> struct scalar_of<std::complex<float>> { static constexpr Scalar value = Scalar::c32; };
-template <> struct scalar_of<std::complex<double>> { static constexpr Scalar value = Scalar::c64; };
-template <class T> inline constexpr Scalar scalar_of_v = scalar_of<T>::value;
+template <class T>
+struct scalar_of;
+template <>
+struct scalar_of<float> {
+  static constexpr Scalar value = Scalar::f32;
+};
+template <>
+struct scalar_of<double> {
+  static constexpr Scalar value = Scalar::f64;
+};
+template <>
+struct scalar_of<std::complex<float>> {
+  static constexpr Scalar value = Scalar::c32;
+};
+template <>
+struct scalar_of<std::complex<double>> {
+  static constexpr Scalar value = Scalar::c64;
+};
+template <class T>
+inline constexpr Scalar scalar_of_v = scalar_of<T>::value;
 
-constexpr bool is_complex(Scalar s) { return s == Scalar::c32 || s == Scalar::c64; }
+constexpr bool is_complex(Scalar s) {
+  return s == Scalar::c32 || s == Scalar::c64;
+}
 constexpr std::size_t size_of(Scalar s) {
   return s == Scalar::f32 ? 4 : s == Scalar::f64 ? 8 : s == Scalar::c32 ? 8 : 16;
 }

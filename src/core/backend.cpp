@@ -32,7 +32,8 @@ std::unique_ptr<Backend> make_cpu_backend();
 
 std::unique_ptr<Backend> make_backend(Device device) {
   switch (device.kind) {
-    case BackendKind::cpu: return make_cpu_backend();
+    case BackendKind::cpu:
+      return make_cpu_backend();
     case BackendKind::cuda:
       throw Error(Errc::unsupported, "device", "this build has no CUDA backend");
   }

@@ -95,8 +95,8 @@ Context::Context(Device device) : state_(std::make_unique<detail::ContextState>(
   state_->device = device;
   state_->env = read_environment();
   state_->backend = make_backend(device);
-  std::string path = state_->env.table.empty() ? default_table_path(*state_->backend)
-                                               : state_->env.table;
+  std::string path =
+      state_->env.table.empty() ? default_table_path(*state_->backend) : state_->env.table;
   if (!path.empty()) {
     state_->table = std::make_shared<const Table>(load_table(path, *state_->backend));
   }
@@ -106,6 +106,8 @@ Context::~Context() = default;
 Context::Context(Context&&) noexcept = default;
 Context& Context::operator=(Context&&) noexcept = default;
 
-Device Context::device() const noexcept { return state_->device; }
+Device Context::device() const noexcept {
+  return state_->device;
+}
 
 }  // namespace gemmroute

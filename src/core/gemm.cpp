@@ -66,8 +66,8 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
 
 template <class T>
 void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
-          T alpha, const T* const* a, std::int64_t lda, const T* const* b, std::int64_t ldb,
-          T beta, T* const* c, std::int64_t ldc, std::int64_t batch, const Options& options) {
+          T alpha, const T* const* a, std::int64_t lda, const T* const* b, std::int64_t ldb, T beta,
+          T* const* c, std::int64_t ldc, std::int64_t batch, const Options& options) {
   Problem p;
   p.dtype = scalar_of_v<T>;
   p.ta = ta;
@@ -154,8 +154,9 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
   for (const Prepared& pr : prepared) {
     const Problem& p = pr.problem;
     if (is_noop(p)) continue;
-    GroupKey key{p.dtype, p.ta, p.tb, p.m, p.n, p.k, p.alpha.real(), p.alpha.imag(),
-                 p.beta.real(), p.beta.imag(), p.a.ld, p.b.ld, p.c.ld};
+    GroupKey key{p.dtype, p.ta,           p.tb,           p.m,           p.n,
+                 p.k,     p.alpha.real(), p.alpha.imag(), p.beta.real(), p.beta.imag(),
+                 p.a.ld,  p.b.ld,         p.c.ld};
     auto [it, fresh] = index.emplace(key, groups.size());
     if (fresh) groups.push_back(Group{p, {}, {}, {}});
     Group& g = groups[it->second];
@@ -173,13 +174,13 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
   }
 }
 
-#define GEMMROUTE_INSTANTIATE(T)                                                                \
-  template void gemm<T>(Context&, Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, T,  \
-                        const T*, std::int64_t, std::int64_t, const T*, std::int64_t,          \
-                        std::int64_t, T, T*, std::int64_t, std::int64_t, std::int64_t,         \
-                        const Options&);                                                        \
-  template void gemm<T>(Context&, Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, T,  \
-                        const T* const*, std::int64_t, const T* const*, std::int64_t, T,       \
+#define GEMMROUTE_INSTANTIATE(T)                                                              \
+  template void gemm<T>(Context&, Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, T, \
+                        const T*, std::int64_t, std::int64_t, const T*, std::int64_t,         \
+                        std::int64_t, T, T*, std::int64_t, std::int64_t, std::int64_t,        \
+                        const Options&);                                                      \
+  template void gemm<T>(Context&, Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, T, \
+                        const T* const*, std::int64_t, const T* const*, std::int64_t, T,      \
                         T* const*, std::int64_t, std::int64_t, const Options&);
 
 GEMMROUTE_INSTANTIATE(float)

@@ -10,11 +10,16 @@ namespace gemmroute {
 
 const char* to_string(Errc code) noexcept {
   switch (code) {
-    case Errc::invalid_argument: return "invalid argument";
-    case Errc::not_runnable: return "not runnable";
-    case Errc::bad_table: return "bad table";
-    case Errc::unsupported: return "unsupported";
-    case Errc::internal: return "internal error";
+    case Errc::invalid_argument:
+      return "invalid argument";
+    case Errc::not_runnable:
+      return "not runnable";
+    case Errc::bad_table:
+      return "bad table";
+    case Errc::unsupported:
+      return "unsupported";
+    case Errc::internal:
+      return "internal error";
   }
   return "unknown error";
 }
@@ -27,28 +32,38 @@ Error::Error(Errc code, std::string argument, const std::string& message)
 
 std::string_view to_string(Scalar s) noexcept {
   switch (s) {
-    case Scalar::f32: return "f32";
-    case Scalar::f64: return "f64";
-    case Scalar::c32: return "c32";
-    case Scalar::c64: return "c64";
+    case Scalar::f32:
+      return "f32";
+    case Scalar::f64:
+      return "f64";
+    case Scalar::c32:
+      return "c32";
+    case Scalar::c64:
+      return "c64";
   }
   return "?";
 }
 
 std::string_view to_string(Op op) noexcept {
   switch (op) {
-    case Op::N: return "N";
-    case Op::T: return "T";
-    case Op::C: return "C";
+    case Op::N:
+      return "N";
+    case Op::T:
+      return "T";
+    case Op::C:
+      return "C";
   }
   return "?";
 }
 
 std::string_view to_string(Route route) noexcept {
   switch (route) {
-    case Route::automatic: return "auto";
-    case Route::native: return "native";
-    case Route::vendor: return "vendor";
+    case Route::automatic:
+      return "auto";
+    case Route::native:
+      return "native";
+    case Route::vendor:
+      return "vendor";
   }
   return "?";
 }

@@ -27,7 +27,9 @@ std::string caller_name(std::string_view name, bool swapped) {
   throw Error(Errc::invalid_argument, arg, "argument '" + arg + "': " + why);
 }
 
-std::string num(std::int64_t v) { return std::to_string(v); }
+std::string num(std::int64_t v) {
+  return std::to_string(v);
+}
 
 // Highest element offset touched by an operand plus one, or nullopt on overflow.
 bool extent_fits(std::int64_t ld, std::int64_t cols, std::int64_t stride, std::int64_t batch) {
@@ -37,7 +39,9 @@ bool extent_fits(std::int64_t ld, std::int64_t cols, std::int64_t stride, std::i
   return !__builtin_add_overflow(span, last, &total);
 }
 
-bool valid_op(Op op) { return op == Op::N || op == Op::T || op == Op::C; }
+bool valid_op(Op op) {
+  return op == Op::N || op == Op::T || op == Op::C;
+}
 
 }  // namespace
 
@@ -118,7 +122,9 @@ Key key_of(const Problem& p) noexcept {
   return Key{p.dtype, p.ta, p.tb, classify(p), p.m, p.n, p.k, p.batch};
 }
 
-bool is_noop(const Problem& p) noexcept { return p.m == 0 || p.n == 0 || p.batch == 0; }
+bool is_noop(const Problem& p) noexcept {
+  return p.m == 0 || p.n == 0 || p.batch == 0;
+}
 
 std::string to_string(const Key& key) {
   std::string s;

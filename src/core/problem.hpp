@@ -40,20 +40,32 @@ struct Problem {
   std::int64_t cols_b() const noexcept { return tb == Op::N ? n : k; }
 
   // Item i's matrices, as typed pointers.
-  template <class T> const T* item_a(std::int64_t i) const noexcept {
-    return a.array ? static_cast<const T*>(a.array[i]) : static_cast<const T*>(a.base) + i * a.stride;
+  template <class T>
+  const T* item_a(std::int64_t i) const noexcept {
+    return a.array ? static_cast<const T*>(a.array[i])
+                   : static_cast<const T*>(a.base) + i * a.stride;
   }
-  template <class T> const T* item_b(std::int64_t i) const noexcept {
-    return b.array ? static_cast<const T*>(b.array[i]) : static_cast<const T*>(b.base) + i * b.stride;
+  template <class T>
+  const T* item_b(std::int64_t i) const noexcept {
+    return b.array ? static_cast<const T*>(b.array[i])
+                   : static_cast<const T*>(b.base) + i * b.stride;
   }
-  template <class T> T* item_c(std::int64_t i) const noexcept {
+  template <class T>
+  T* item_c(std::int64_t i) const noexcept {
     return c.array ? static_cast<T*>(const_cast<void*>(c.array[i]))
                    : static_cast<T*>(const_cast<void*>(c.base)) + i * c.stride;
   }
-  template <class T> T alpha_as() const noexcept { return cast_scalar<T>(alpha); }
-  template <class T> T beta_as() const noexcept { return cast_scalar<T>(beta); }
+  template <class T>
+  T alpha_as() const noexcept {
+    return cast_scalar<T>(alpha);
+  }
+  template <class T>
+  T beta_as() const noexcept {
+    return cast_scalar<T>(beta);
+  }
 
-  template <class T> static T cast_scalar(std::complex<double> v) noexcept {
+  template <class T>
+  static T cast_scalar(std::complex<double> v) noexcept {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       return static_cast<T>(v.real());
     } else {

@@ -26,8 +26,8 @@ std::string fmt_distance(double d) {
 
 }  // namespace
 
-Selection select(const Problem& problem, const Key& key, const Table* table,
-                 const Backend& backend, const Overrides& ov, Trace* trace) {
+Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
+                 const Overrides& ov, Trace* trace) {
   auto note = [&](std::string_view spelling, const char* reason, const char* from) {
     if (trace) trace->steps.push_back({std::string(spelling), reason ? reason : "", from});
   };
@@ -37,16 +37,17 @@ Selection select(const Problem& problem, const Key& key, const Table* table,
       std::string names;
       for (const Candidate* x : backend.candidates()) names += " " + std::string(x->spelling());
       throw Error(Errc::not_runnable, "pin",
-                  "pin '" + ov.pin + "' names no candidate of the " + std::string(backend.name()) +
-                      " backend (candidates:" + names + ")");
+                  "pin '" + std::string(ov.pin) + "' names no candidate of the " +
+                      std::string(backend.name()) + " backend (candidates:" + names + ")");
     }
     if (const char* why = route_refusal(*c, ov.route)) {
-      throw Error(Errc::not_runnable, "pin", "pin '" + ov.pin + "' is " + why);
+      throw Error(Errc::not_runnable, "pin", "pin '" + std::string(ov.pin) + "' is " + why);
     }
     Verdict v = c->can_run(problem);
     if (!v.ok) {
-      throw Error(Errc::not_runnable, "pin",
-                  "pin '" + ov.pin + "' cannot run " + to_string(key) + ": " + v.reason);
+      throw Error(
+          Errc::not_runnable, "pin",
+          "pin '" + std::string(ov.pin) + "' cannot run " + to_string(key) + ": " + v.reason);
     }
     note(c->spelling(), nullptr, "pin");
     return {c, Source::pin, {}};
@@ -87,16 +88,16 @@ Selection select(const Problem& problem, const Key& key, const Table* table,
       return s;
     }
   }
-  throw Error(Errc::not_runnable, "route",
-              "no candidate can run " + to_string(key) + " with route=" +
-                  std::string(to_string(ov.route)));
+  throw Error(
+      Errc::not_runnable, "route",
+      "no candidate can run " + to_string(key) + " with route=" + std::string(to_string(ov.route)));
 }
 
 std::string format_log_line(const Key& key, const Table* table, const Selection& s,
                             const Trace& trace, const Overrides& ov) {
   std::string line = "gemmroute: key " + to_string(key);
   if (!ov.pin.empty()) {
-    line += " | pin " + ov.pin;
+    line += " | pin " + std::string(ov.pin);
   } else {
     line += " | table " + (table ? table->path : std::string("(none)"));
     if (s.nearest.row) {
@@ -122,7 +123,7 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
   if (table) {
     for (const std::string& n : table->notes) out += "note: " + n + "\n";
   }
-  if (!ov.pin.empty()) out += "pin: " + ov.pin + "\n";
+  if (!ov.pin.empty()) out += "pin: " + std::string(ov.pin) + "\n";
   if (ov.route != Route::automatic) out += "route: " + std::string(to_string(ov.route)) + "\n";
   if (ov.pin.empty()) {
     if (s.nearest.row) {
@@ -139,8 +140,8 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
   for (const WalkStep& w : trace.steps) width = std::max(width, w.spelling.size());
   for (const WalkStep& w : trace.steps) {
     std::string pad(width - w.spelling.size() + 2, ' ');
-    out += "  " + w.spelling + pad + (w.reason.empty() ? "runs" : "skipped: " + w.reason) +
-           "  [" + w.from + "]\n";
+    out += "  " + w.spelling + pad + (w.reason.empty() ? "runs" : "skipped: " + w.reason) + "  [" +
+           w.from + "]\n";
   }
   out += "choice: " + std::string(s.candidate->spelling()) + "\n";
   return out;

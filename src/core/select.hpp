@@ -10,8 +10,9 @@
 
 namespace gemmroute {
 
+// Views into the Options or the Context's environment, which outlive the call.
 struct Overrides {
-  std::string pin;
+  std::string_view pin;
   Route route = Route::automatic;
 };
 
@@ -36,8 +37,8 @@ struct Trace {
 
 // Throws Error(not_runnable) for a pin that names nothing or cannot run, and when the route
 // leaves no candidate that can run.
-Selection select(const Problem& problem, const Key& key, const Table* table,
-                 const Backend& backend, const Overrides& overrides, Trace* trace);
+Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
+                 const Overrides& overrides, Trace* trace);
 
 // One line for GEMMROUTE_LOG, and the multi-line walk that `gemmroute explain` prints.
 std::string format_log_line(const Key& key, const Table* table, const Selection& s,

@@ -3,8 +3,12 @@
 namespace gemmroute {
 namespace {
 
-bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool is_name_char(char c) { return is_lower_alnum(c) || c == '.' || c == '_' || c == '-'; }
+bool is_lower_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+bool is_name_char(char c) {
+  return is_lower_alnum(c) || c == '.' || c == '_' || c == '-';
+}
 bool is_value_char(char c) {
   return is_name_char(c) || (c >= 'A' && c <= 'Z') || c == '+';
 }

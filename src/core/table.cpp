@@ -88,16 +88,24 @@ bool parse_entry(const Token& tok, Entry& e, Diagnostic& d) {
   double median = 0;
   if (!take_number(t, median)) return bad("expected a finite, non-negative time after '@'");
   double scale = 0;
-  if (t.starts_with("ns")) scale = 1e-3;
-  else if (t.starts_with("us")) scale = 1;
-  else if (t.starts_with("ms")) scale = 1e3;
-  else if (t.starts_with("s")) scale = 1e6;
-  else return bad("expected a unit: ns, us, ms or s");
+  if (t.starts_with("ns"))
+    scale = 1e-3;
+  else if (t.starts_with("us"))
+    scale = 1;
+  else if (t.starts_with("ms"))
+    scale = 1e3;
+  else if (t.starts_with("s"))
+    scale = 1e6;
+  else
+    return bad("expected a unit: ns, us, ms or s");
   t.remove_prefix(t.starts_with("s") ? 1 : 2);
   if (median <= 0 || median * scale > 1e12) return bad("time out of range (0, 1e12 us]");
-  if (t.starts_with(kPlusMinus)) t.remove_prefix(kPlusMinus.size());
-  else if (t.starts_with("+-")) t.remove_prefix(2);
-  else return bad("expected '\xC2\xB1' (or '+-') and a spread after the time");
+  if (t.starts_with(kPlusMinus))
+    t.remove_prefix(kPlusMinus.size());
+  else if (t.starts_with("+-"))
+    t.remove_prefix(2);
+  else
+    return bad("expected '\xC2\xB1' (or '+-') and a spread after the time");
   double spread = 0;
   if (!take_number(t, spread) || spread > 1e6) return bad("expected a finite spread in percent");
   if (!t.starts_with("%")) return bad("expected '%' after the spread");
@@ -116,18 +124,25 @@ bool parse_size(const Token& tok, std::int64_t& v) {
 
 std::size_t bucket_of(Scalar d, Op ta, Op tb, Layout l) {
   return ((static_cast<std::size_t>(d) * 3 + static_cast<std::size_t>(ta)) * 3 +
-          static_cast<std::size_t>(tb)) * 2 + static_cast<std::size_t>(l);
+          static_cast<std::size_t>(tb)) *
+             2 +
+         static_cast<std::size_t>(l);
 }
 
-double log2_clamped(std::int64_t v) { return std::log2(static_cast<double>(v < 1 ? 1 : v)); }
+double log2_clamped(std::int64_t v) {
+  return std::log2(static_cast<double>(v < 1 ? 1 : v));
+}
 
 }  // namespace
 
 std::string_view to_string(Origin origin) noexcept {
   switch (origin) {
-    case Origin::measured: return "measured";
-    case Origin::refined: return "refined";
-    case Origin::transcribed: return "transcribed";
+    case Origin::measured:
+      return "measured";
+    case Origin::refined:
+      return "refined";
+    case Origin::transcribed:
+      return "transcribed";
   }
   return "?";
 }
@@ -202,10 +217,22 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
       auto ta = parse_op(toks[2].text);
       auto tb = parse_op(toks[3].text);
       auto layout = parse_layout(toks[4].text);
-      if (!dtype) { error(toks[1].column, "unknown dtype (f32, f64, c32, c64)"); continue; }
-      if (!ta || toks[2].text.front() > 'Z') { error(toks[2].column, "unknown ta (N, T, C)"); continue; }
-      if (!tb || toks[3].text.front() > 'Z') { error(toks[3].column, "unknown tb (N, T, C)"); continue; }
-      if (!layout) { error(toks[4].column, "unknown layout (packed, strided)"); continue; }
+      if (!dtype) {
+        error(toks[1].column, "unknown dtype (f32, f64, c32, c64)");
+        continue;
+      }
+      if (!ta || toks[2].text.front() > 'Z') {
+        error(toks[2].column, "unknown ta (N, T, C)");
+        continue;
+      }
+      if (!tb || toks[3].text.front() > 'Z') {
+        error(toks[3].column, "unknown tb (N, T, C)");
+        continue;
+      }
+      if (!layout) {
+        error(toks[4].column, "unknown layout (packed, strided)");
+        continue;
+      }
       if (!is_complex(*dtype) && (*ta == Op::C || *tb == Op::C)) {
         error(*ta == Op::C ? toks[2].column : toks[3].column,
               "C is folded to T for real scalars; write T");
@@ -224,10 +251,16 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
         }
       }
       if (!ok) continue;
-      if (toks[9].text == "measured") row.origin = Origin::measured;
-      else if (toks[9].text == "refined") row.origin = Origin::refined;
-      else if (toks[9].text == "transcribed") row.origin = Origin::transcribed;
-      else { error(toks[9].column, "unknown origin (measured, refined, transcribed)"); continue; }
+      if (toks[9].text == "measured")
+        row.origin = Origin::measured;
+      else if (toks[9].text == "refined")
+        row.origin = Origin::refined;
+      else if (toks[9].text == "transcribed")
+        row.origin = Origin::transcribed;
+      else {
+        error(toks[9].column, "unknown origin (measured, refined, transcribed)");
+        continue;
+      }
       for (std::size_t i = 10; i < toks.size() && ok; ++i) {
         Entry e;
         Diagnostic d;
@@ -235,7 +268,8 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
           error(d.column, d.message);
           ok = false;
         } else if (row.origin != Origin::transcribed && !e.timed) {
-          error(toks[i].column, "a measured or refined entry needs its time (spelling@time±spread%)");
+          error(toks[i].column,
+                "a measured or refined entry needs its time (spelling@time±spread%)");
           ok = false;
         } else {
           row.entries.push_back(std::move(e));
@@ -250,7 +284,8 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
       error(toks[0].column, "header field after the first row");
       continue;
     }
-    std::string value(trim(line.substr(static_cast<std::size_t>(toks[0].column - 1) + name.size())));
+    std::string value(
+        trim(line.substr(static_cast<std::size_t>(toks[0].column - 1) + name.size())));
     if (name.starts_with("fingerprint.")) {
       std::string_view field = name.substr(12);
       auto spelled = parse_spelling(field);
@@ -283,8 +318,9 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
     table.header.emplace_back(std::string(name), std::move(value));
   }
   if (!seen_magic) {
-    diags.push_back({1, 1, "empty table: expected '" + std::string(kMagic) + " " +
-                               std::to_string(kTableFormatVersion) + "'"});
+    diags.push_back({1, 1,
+                     "empty table: expected '" + std::string(kMagic) + " " +
+                         std::to_string(kTableFormatVersion) + "'"});
   }
   return table;
 }
@@ -294,8 +330,9 @@ void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic
   if (!be) {
     diags.push_back({1, 1, "missing 'fingerprint.backend'"});
   } else if (*be != backend.name()) {
-    diags.push_back({1, 1, "table is for backend '" + *be + "', this device's backend is '" +
-                               std::string(backend.name()) + "'"});
+    diags.push_back({1, 1,
+                     "table is for backend '" + *be + "', this device's backend is '" +
+                         std::string(backend.name()) + "'"});
   }
   auto mismatched = mismatched_fields(table.fingerprint, backend.fingerprint());
   for (const auto& f : mismatched) {
@@ -315,8 +352,9 @@ void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic
     for (Entry& e : row.entries) {
       e.candidate = backend.find(e.spelling);
       if (!e.candidate) {
-        diags.push_back({row.line, e.column, "unknown spelling '" + e.spelling + "' for the " +
-                                                 std::string(backend.name()) + " backend"});
+        diags.push_back({row.line, e.column,
+                         "unknown spelling '" + e.spelling + "' for the " +
+                             std::string(backend.name()) + " backend"});
         continue;
       }
       if (!spelled.emplace(e.spelling, e.column).second) {
@@ -388,8 +426,7 @@ Nearest nearest_row(const Table& table, const Key& key) noexcept {
     const Row& r = table.rows[i];
     double d = key_distance(key, r.key);
     auto lex = [](const Key& k) { return std::tie(k.m, k.n, k.k, k.batch); };
-    if (!best.row || d < best.distance ||
-        (d == best.distance && lex(r.key) < lex(best.row->key))) {
+    if (!best.row || d < best.distance || (d == best.distance && lex(r.key) < lex(best.row->key))) {
       best = {&r, d};
     }
   }

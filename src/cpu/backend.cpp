@@ -50,15 +50,29 @@ class CpuBackend final : public Backend {
     std::string core = cpu::openblas_corename();
     fingerprint_.set("openblas_core", core.empty() ? "none" : core);
   }
-  BackendKind kind() const override { return BackendKind::cpu; }
-  std::string_view name() const override { return "cpu"; }
-  const Fingerprint& fingerprint() const override { return fingerprint_; }
-  std::span<const Candidate* const> candidates() const override { return candidates_; }
-  const Candidate& last_resort_native() const override { return cpu::direct_candidate(); }
-  const Candidate& last_resort_vendor() const override { return cpu::openblas_candidate(); }
+  BackendKind kind() const override {
+    return BackendKind::cpu;
+  }
+  std::string_view name() const override {
+    return "cpu";
+  }
+  const Fingerprint& fingerprint() const override {
+    return fingerprint_;
+  }
+  std::span<const Candidate* const> candidates() const override {
+    return candidates_;
+  }
+  const Candidate& last_resort_native() const override {
+    return cpu::direct_candidate();
+  }
+  const Candidate& last_resort_vendor() const override {
+    return cpu::openblas_candidate();
+  }
   // Every CPU candidate runs on any x86-64 this build runs on: a mismatch is reported, and
   // disables nothing.
-  bool depends_on(const Candidate&, std::string_view) const override { return false; }
+  bool depends_on(const Candidate&, std::string_view) const override {
+    return false;
+  }
 
  private:
   std::array<const Candidate*, 4> candidates_{};
@@ -67,6 +81,8 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend() {
+  return std::make_unique<CpuBackend>();
+}
 
 }  // namespace gemmroute

@@ -50,10 +50,14 @@ bool quick_path(const Problem& p) {
 template <class F>
 decltype(auto) dispatch(Scalar s, F&& f) {
   switch (s) {
-    case Scalar::f32: return f.template operator()<float>();
-    case Scalar::f64: return f.template operator()<double>();
-    case Scalar::c32: return f.template operator()<std::complex<float>>();
-    case Scalar::c64: return f.template operator()<std::complex<double>>();
+    case Scalar::f32:
+      return f.template operator()<float>();
+    case Scalar::f64:
+      return f.template operator()<double>();
+    case Scalar::c32:
+      return f.template operator()<std::complex<float>>();
+    case Scalar::c64:
+      return f.template operator()<std::complex<double>>();
   }
   return f.template operator()<float>();
 }

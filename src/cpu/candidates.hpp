@@ -7,10 +7,10 @@
 
 namespace gemmroute::cpu {
 
-const Candidate& direct_candidate();        // cpu.direct
-const Candidate& small_candidate();         // cpu.small
-const Candidate& openblas_candidate();      // openblas: batch over threads, 1 thread per call
-const Candidate& openblas_item_candidate(); // openblas:par=item: OpenBLAS's threads per item
+const Candidate& direct_candidate();         // cpu.direct
+const Candidate& small_candidate();          // cpu.small
+const Candidate& openblas_candidate();       // openblas: batch over threads, 1 thread per call
+const Candidate& openblas_item_candidate();  // openblas:par=item: OpenBLAS's threads per item
 
 // OpenBLAS as found at run time: "OpenBLAS 0.3.21 ..." and the core name, or empty.
 std::string openblas_config();

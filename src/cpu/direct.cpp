@@ -11,7 +11,8 @@
 namespace gemmroute::cpu {
 namespace {
 
-template <class T> T conj_if(T v, bool c) {
+template <class T>
+T conj_if(T v, bool c) {
   if constexpr (std::is_floating_point_v<T>) {
     (void)c;
     return v;

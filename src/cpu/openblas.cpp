@@ -25,10 +25,10 @@ namespace {
 constexpr int kColMajor = 102;
 constexpr int kTrans[] = {111, 112, 113};  // N, T, C
 
-using RealGemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*,
-                          int, float, float*, int);
-using DoubleGemm = void (*)(int, int, int, int, int, int, double, const double*, int,
-                            const double*, int, double, double*, int);
+using RealGemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int,
+                          float, float*, int);
+using DoubleGemm = void (*)(int, int, int, int, int, int, double, const double*, int, const double*,
+                            int, double, double*, int);
 using ComplexGemm = void (*)(int, int, int, int, int, int, const void*, const void*, int,
                              const void*, int, const void*, void*, int);
 using CharFn = char* (*)();
@@ -93,8 +93,8 @@ class OpenBlas final : public Candidate {
   Provider provider() const override { return Provider::vendor; }
   Verdict can_run(const Problem& p) const override {
     if (!library().ok()) return Verdict::no("libopenblas.so.0 not found (or lacks cblas_?gemm)");
-    if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.a.ld > kIntMax ||
-        p.b.ld > kIntMax || p.c.ld > kIntMax) {
+    if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.a.ld > kIntMax || p.b.ld > kIntMax ||
+        p.c.ld > kIntMax) {
       return Verdict::no("a size or leading dimension exceeds OpenBLAS's 32-bit int");
     }
     return Verdict::yes();

@@ -12,7 +12,8 @@ namespace {
 using LD = long double;
 using CLD = std::complex<long double>;
 
-template <class T> CLD widen(T v) {
+template <class T>
+CLD widen(T v) {
   if constexpr (std::is_floating_point_v<T>) {
     return CLD(static_cast<LD>(v), 0.0L);
   } else {
@@ -20,7 +21,8 @@ template <class T> CLD widen(T v) {
   }
 }
 
-template <class T> T narrow(CLD v) {
+template <class T>
+T narrow(CLD v) {
   if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(v.real());
   } else {
@@ -29,7 +31,8 @@ template <class T> T narrow(CLD v) {
   }
 }
 
-template <class T> double epsilon() {
+template <class T>
+double epsilon() {
   if constexpr (std::is_floating_point_v<T>) {
     return std::numeric_limits<T>::epsilon();
   } else {
@@ -38,9 +41,12 @@ template <class T> double epsilon() {
 }
 
 // |z| for the bound: |re| + |im| (an upper bound on the modulus, as reference BLAS tests use).
-LD mag(CLD z) { return std::fabs(z.real()) + std::fabs(z.imag()); }
+LD mag(CLD z) {
+  return std::fabs(z.real()) + std::fabs(z.imag());
+}
 
-template <class T> CLD op_elem(const T* x, std::int64_t ld, Op op, std::int64_t r, std::int64_t c) {
+template <class T>
+CLD op_elem(const T* x, std::int64_t ld, Op op, std::int64_t r, std::int64_t c) {
   // op(X)(r, c)
   if (op == Op::N) return widen(x[r + c * ld]);
   CLD v = widen(x[c + r * ld]);
@@ -134,7 +140,8 @@ void reference_typed(const Problem& p) {
 }  // namespace
 
 Check check_against_reference(const Problem& computed, const Problem& original, double c_factor) {
-  return dispatch(computed.dtype, [&]<class T>() { return check_typed<T>(computed, original, c_factor); });
+  return dispatch(computed.dtype,
+                  [&]<class T>() { return check_typed<T>(computed, original, c_factor); });
 }
 
 void reference_gemm(const Problem& problem) {

@@ -13,7 +13,7 @@ struct Check {
   bool ok = true;
   double worst = 0;  // max over elements of |C - Cref| / bound (0 where exact and equal)
   std::int64_t item = -1, row = -1, col = -1;  // where worst was found
-  std::string message;  // empty when ok
+  std::string message;                         // empty when ok
 };
 
 // Compares the C that `computed` points to against alpha * op(A) op(B) + beta * C0, where C0 is

@@ -22,8 +22,10 @@ class ScopedEnv {
     setenv(name, value, 1);
   }
   ~ScopedEnv() {
-    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
-    else unsetenv(name_.c_str());
+    if (had_)
+      setenv(name_.c_str(), old_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
   }
 
  private:
@@ -54,14 +56,14 @@ void expect_rejected(const std::string& arg, Mutate mutate) {
     const float* a;
     const float* b;
     float* c;
-  } call{Order::col_major, Op::N, Op::N, o.m, o.n, o.k, o.m, o.m * o.k, o.k, o.k * o.n, o.m,
-         o.m * o.n, o.batch, o.a.data(), o.b.data(), o.c.data()};
+  } call{Order::col_major, Op::N,     Op::N,     o.m, o.n,       o.k,     o.m,
+         o.m * o.k,        o.k,       o.k * o.n, o.m, o.m * o.n, o.batch, o.a.data(),
+         o.b.data(),       o.c.data()};
   mutate(call);
   const auto before = o.c;
   try {
-    gemm<float>(ctx, call.order, call.ta, call.tb, call.m, call.n, call.k, 1.5f, call.a,
-                call.lda, call.sa, call.b, call.ldb, call.sb, 0.5f, call.c, call.ldc, call.sc,
-                call.batch);
+    gemm<float>(ctx, call.order, call.ta, call.tb, call.m, call.n, call.k, 1.5f, call.a, call.lda,
+                call.sa, call.b, call.ldb, call.sb, 0.5f, call.c, call.ldc, call.sc, call.batch);
     ADD_FAILURE() << "no error for " << arg;
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::invalid_argument) << e.what();
@@ -130,8 +132,8 @@ TEST(GemmSemantics, EmptySizesAndZeroBatchLeaveCUntouched) {
     Operands o;
     const auto before = o.c;
     // Null A and B are fine when nothing is computed.
-    gemm<float>(ctx, Op::N, Op::N, m, n, 3, 1.0f, nullptr, 5, 15, nullptr, 3, 12, 0.0f,
-                o.c.data(), 5, 20, batch);
+    gemm<float>(ctx, Op::N, Op::N, m, n, 3, 1.0f, nullptr, 5, 15, nullptr, 3, 12, 0.0f, o.c.data(),
+                5, 20, batch);
     EXPECT_TRUE(test::same_bytes(o.c, before));
   }
 }
@@ -154,10 +156,10 @@ TEST(GemmSemantics, RowMajorMatchesTheTransposedColumnMajorCall) {
   for (auto& x : a) x = test::random_scalar<double>(rng);
   for (auto& x : b) x = test::random_scalar<double>(rng);
   // Row-major A (m x k, lda = k) is column-major A^T (k x m).
-  gemm<double>(ctx, Order::row_major, Op::N, Op::N, m, n, k, 1.0, a.data(), k, 0, b.data(), n,
-               0, 0.0, c_row.data(), n, 0, 1);
-  gemm<double>(ctx, Op::T, Op::T, m, n, k, 1.0, a.data(), k, 0, b.data(), n, 0, 0.0,
-               c_col.data(), m, 0, 1);
+  gemm<double>(ctx, Order::row_major, Op::N, Op::N, m, n, k, 1.0, a.data(), k, 0, b.data(), n, 0,
+               0.0, c_row.data(), n, 0, 1);
+  gemm<double>(ctx, Op::T, Op::T, m, n, k, 1.0, a.data(), k, 0, b.data(), n, 0, 0.0, c_col.data(),
+               m, 0, 1);
   for (std::int64_t i = 0; i < m; ++i) {
     for (std::int64_t j = 0; j < n; ++j) {
       EXPECT_NEAR(c_row[i * n + j], c_col[i + j * m], 1e-12);
@@ -201,8 +203,8 @@ TEST(GemmGrouped, MixedItemsAreCorrectAndAnInvalidItemWritesNothing) {
   const std::complex<float> alpha(0.5f, -1.0f), beta(2.0f, 0.25f);
   std::vector<GemmItem> list;
   for (auto& it : items) {
-    list.push_back(make_item(Op::N, Op::C, it.m, it.n, it.k, alpha, it.a.data(), it.m,
-                             it.b.data(), it.n, beta, it.c.data(), it.m));
+    list.push_back(make_item(Op::N, Op::C, it.m, it.n, it.k, alpha, it.a.data(), it.m, it.b.data(),
+                             it.n, beta, it.c.data(), it.m));
   }
   // An invalid last item: nothing may be written, not even the valid items before it.
   auto bad = list;
@@ -268,13 +270,13 @@ TEST(GemmOverrides, PinThatCannotRunSaysWhy) {
     EXPECT_NE(std::string(e.what()).find("max(m, n, k) > 16"), std::string::npos) << e.what();
   }
   pin.pin = "cpu.nothing";
-  EXPECT_THROW(gemm<float>(ctx, Op::N, Op::N, 2, 2, 2, 1.0f, a.data(), 2, 0, b.data(), 2, 0,
-                           0.0f, c.data(), 2, 0, 1, pin),
+  EXPECT_THROW(gemm<float>(ctx, Op::N, Op::N, 2, 2, 2, 1.0f, a.data(), 2, 0, b.data(), 2, 0, 0.0f,
+                           c.data(), 2, 0, 1, pin),
                Error);
   pin.pin = "openblas";
   pin.route = Route::native;
-  EXPECT_THROW(gemm<float>(ctx, Op::N, Op::N, 2, 2, 2, 1.0f, a.data(), 2, 0, b.data(), 2, 0,
-                           0.0f, c.data(), 2, 0, 1, pin),
+  EXPECT_THROW(gemm<float>(ctx, Op::N, Op::N, 2, 2, 2, 1.0f, a.data(), 2, 0, b.data(), 2, 0, 0.0f,
+                           c.data(), 2, 0, 1, pin),
                Error);
 }
 
@@ -304,8 +306,8 @@ TEST(GemmOverrides, EnvironmentIsReadWhenTheContextIsMade) {
     Context ctx;
     Operands o;
     testing::internal::CaptureStderr();
-    gemm<float>(ctx, Op::N, Op::N, o.m, o.n, o.k, 1.0f, o.a.data(), o.m, o.m * o.k, o.b.data(),
-                o.k, o.k * o.n, 0.0f, o.c.data(), o.m, o.m * o.n, o.batch);
+    gemm<float>(ctx, Op::N, Op::N, o.m, o.n, o.k, 1.0f, o.a.data(), o.m, o.m * o.k, o.b.data(), o.k,
+                o.k * o.n, 0.0f, o.c.data(), o.m, o.m * o.n, o.batch);
     std::string log_text = testing::internal::GetCapturedStderr();
     EXPECT_NE(log_text.find("gemmroute: key f32 N N packed 5 4 3 2 | pin cpu.direct"),
               std::string::npos)
@@ -325,8 +327,8 @@ TEST(GemmDeterminism, SameCallTwiceSameBytes) {
     for (auto& x : c) x = test::random_scalar<double>(rng);
     auto c1 = c, c2 = c;
     for (auto* out : {&c1, &c2}) {
-      gemm<double>(ctx, Op::T, Op::N, size, size, size, 0.3, a.data(), size, size * size,
-                   b.data(), size, size * size, -1.1, out->data(), size, size * size, batch);
+      gemm<double>(ctx, Op::T, Op::N, size, size, size, 0.3, a.data(), size, size * size, b.data(),
+                   size, size * size, -1.1, out->data(), size, size * size, batch);
     }
     EXPECT_TRUE(test::same_bytes(c1, c2)) << size;
   }

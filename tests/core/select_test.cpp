@@ -150,8 +150,7 @@ TEST_F(SelectTest, RoutesFilterTheWalk) {
   EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 8, 8, 8, 1000), vendor), "openblas");
   // Row f32 T N: cpu.direct only; vendor route falls to the vendor last resort.
   Trace trace;
-  EXPECT_EQ(choose(problem(Scalar::f32, Op::T, Op::N, 8, 8, 8, 1000), vendor, &trace),
-            "openblas");
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::T, Op::N, 8, 8, 8, 1000), vendor, &trace), "openblas");
   EXPECT_EQ(trace.steps[0].reason, "excluded by route=vendor");
 }
 
@@ -179,8 +178,8 @@ TEST_F(SelectTest, ExplainPrintsTheWalkAndTheChoiceLast) {
   std::string text = format_explain(key_of(p), &table_, s, trace, ov);
   EXPECT_NE(text.find("key: f32 N N packed 20 20 20 32\n"), std::string::npos) << text;
   EXPECT_NE(text.find("table: fixture.table\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("row: f32 N N packed 32 32 32 32 (transcribed, line 8)"),
-            std::string::npos) << text;
+  EXPECT_NE(text.find("row: f32 N N packed 32 32 32 32 (transcribed, line 8)"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("skipped: max(m, n, k) > 16"), std::string::npos) << text;
   EXPECT_EQ(text.substr(text.rfind("choice:")), "choice: openblas\n");
 }

@@ -33,9 +33,9 @@ struct Shape {
   std::int64_t m, n, k, batch;
 };
 const std::vector<Shape> kShapes = {
-    {1, 1, 1, 3},    {3, 4, 5, 4},   {4, 4, 4, 2},    {7, 8, 9, 3},   {8, 8, 8, 2},
-    {15, 16, 16, 2}, {16, 16, 16, 2}, {16, 3, 13, 3}, {2, 15, 7, 5},  {13, 11, 1, 2},
-    {17, 16, 16, 2}, {33, 5, 31, 2}, {19, 37, 23, 1}, {64, 3, 70, 1}};
+    {1, 1, 1, 3},    {3, 4, 5, 4},    {4, 4, 4, 2},    {7, 8, 9, 3},  {8, 8, 8, 2},
+    {15, 16, 16, 2}, {16, 16, 16, 2}, {16, 3, 13, 3},  {2, 15, 7, 5}, {13, 11, 1, 2},
+    {17, 16, 16, 2}, {33, 5, 31, 2},  {19, 37, 23, 1}, {64, 3, 70, 1}};
 
 struct Outcome {
   bool ran = false;
@@ -135,7 +135,9 @@ struct Param {
   Scalar dtype;
 };
 
-void PrintTo(const Param& p, std::ostream* os) { *os << p.spelling << " " << to_string(p.dtype); }
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.spelling << " " << to_string(p.dtype);
+}
 
 class CandidateTest : public ::testing::TestWithParam<Param> {
  protected:
@@ -153,8 +155,8 @@ TEST_P(CandidateTest, MatchesReferenceInEveryFormAndStorage) {
   for_scalar(GetParam().dtype, [&]<class T>() {
     for (Op ta : forms(GetParam().dtype)) {
       for (Op tb : forms(GetParam().dtype)) {
-        for (Storage st : {Storage::packed, Storage::padded, Storage::broadcast,
-                           Storage::pointers}) {
+        for (Storage st :
+             {Storage::packed, Storage::padded, Storage::broadcast, Storage::pointers}) {
           for (const Shape& s : kShapes) {
             // alpha and beta: random (complex where the scalar is), then 1 and -1.
             const T alpha = ran % 5 == 0 ? T(1) : test::random_scalar<T>(rng);
