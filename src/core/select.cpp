@@ -35,7 +35,10 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
     const Candidate* c = backend.find(ov.pin);
     if (!c) {
       std::string names;
-      for (const Candidate* x : backend.candidates()) names += " " + std::string(x->spelling());
+      for (const Candidate* x : backend.candidates()) {
+        names += ' ';
+        names += x->spelling();
+      }
       throw Error(Errc::not_runnable, "pin",
                   "pin '" + std::string(ov.pin) + "' names no candidate of the " +
                       std::string(backend.name()) + " backend (candidates:" + names + ")");

@@ -407,7 +407,10 @@ std::string write_table(const Table& t) {
   for (const auto& [k, v] : t.header) s += k + " " + v + "\n";
   for (const Row& r : t.rows) {
     s += "row " + to_string(r.key) + " " + std::string(to_string(r.origin));
-    for (const Entry& e : r.entries) s += " " + format_entry(e);
+    for (const Entry& e : r.entries) {
+      s += ' ';
+      s += format_entry(e);
+    }
     s += "\n";
   }
   return s;
