@@ -56,7 +56,7 @@ std::string_view trim(std::string_view s) {
 bool take_number(std::string_view& s, double& value) {
   const char* begin = s.data();
   const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(begin, end, value, std::chars_format::fixed);
+  auto [ptr, ec] = std::from_chars(begin, end, value, std::chars_format::general);
   if (ec != std::errc() || ptr == begin) return false;
   // from_chars accepts "nan" and "inf" spellings in some modes; reject anything not finite.
   if (!std::isfinite(value) || value < 0) return false;
@@ -80,11 +80,14 @@ bool parse_entry(const Token& tok, Entry& e, Diagnostic& d) {
   if (at == std::string_view::npos) return true;
   std::string_view t = text.substr(at + 1);
   const int t_col = tok.column + static_cast<int>(at) + 1;
-  auto bad = [&](const char* message) {
-    int offset = static_cast<int>(text.size() - at - 1 - t.size());
+  // Reports at the start of `rest`, a suffix of the timing text.
+  auto bad_at = [&](std::string_view rest, const char* message) {
+    int offset = static_cast<int>(text.size() - at - 1 - rest.size());
     d = {0, t_col + offset, message};
     return false;
   };
+  auto bad = [&](const char* message) { return bad_at(t, message); };
+  const std::string_view time_text = t;
   double median = 0;
   if (!take_number(t, median)) return bad("expected a finite, non-negative time after '@'");
   double scale = 0;
@@ -99,15 +102,20 @@ bool parse_entry(const Token& tok, Entry& e, Diagnostic& d) {
   else
     return bad("expected a unit: ns, us, ms or s");
   t.remove_prefix(t.starts_with("s") ? 1 : 2);
-  if (median <= 0 || median * scale > 1e12) return bad("time out of range (0, 1e12 us]");
+  if (median <= 0 || median * scale > 1e12) {
+    return bad_at(time_text, "time out of range (0, 1e12 us]");
+  }
   if (t.starts_with(kPlusMinus))
     t.remove_prefix(kPlusMinus.size());
   else if (t.starts_with("+-"))
     t.remove_prefix(2);
   else
     return bad("expected '\xC2\xB1' (or '+-') and a spread after the time");
+  const std::string_view spread_text = t;
   double spread = 0;
-  if (!take_number(t, spread) || spread > 1e6) return bad("expected a finite spread in percent");
+  if (!take_number(t, spread) || spread > 1e6) {
+    return bad_at(spread_text, "expected a finite spread in percent, at most 1e6");
+  }
   if (!t.starts_with("%")) return bad("expected '%' after the spread");
   t.remove_prefix(1);
   if (!t.empty()) return bad("unexpected text after the entry");
