@@ -15,6 +15,9 @@ constexpr const char* kUsage =
     "verbs:\n"
     "  explain       show how the table chooses a candidate for one problem\n"
     "  table check   validate a table file\n"
+    "  table build   rank a tune run's results into a table\n"
+    "  tune          measure every candidate over a spec's lattice (or refine a table's edges)\n"
+    "  bench         time auto, the vendor and every candidate on a shapes file\n"
     "  demo          run a mixed CPU workload, checked against the reference, with timings\n";
 
 }  // namespace
@@ -35,6 +38,8 @@ int main(int argc, char** argv) {
     if (verb == "explain") return explain(rest);
     if (verb == "table") return table(rest);
     if (verb == "demo") return demo(rest);
+    if (verb == "tune") return tune(rest);
+    if (verb == "bench") return bench(rest);
     std::fprintf(stderr, "gemmroute: unknown verb '%s'\n%s", verb.c_str(), kUsage);
     return 2;
   } catch (const UsageError& e) {

@@ -11,5 +11,7 @@ using Argv = std::vector<std::string>;
 int explain(const Argv& args);
 int table(const Argv& args);  // table check | table build
 int demo(const Argv& args);
+int tune(const Argv& args);   // lattice sweep, --resume, --refine
+int bench(const Argv& args);  // auto vs vendor vs every candidate, per shape
 
 }  // namespace gemmroute::cli

@@ -1,0 +1,204 @@
+#include "measure/measure.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "cpu/reference.hpp"
+
+#ifndef GEMMROUTE_VERSION
+#define GEMMROUTE_VERSION "unknown"
+#endif
+#ifndef GEMMROUTE_COMMIT
+#define GEMMROUTE_COMMIT "unknown"
+#endif
+
+namespace gemmroute::measure {
+
+std::string_view to_string(Status s) noexcept {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::failed: return "failed";
+    case Status::error: return "error";
+    case Status::not_runnable: return "not-runnable";
+  }
+  return "?";
+}
+
+bool parse_status(std::string_view t, Status& s) noexcept {
+  for (Status v : {Status::ok, Status::failed, Status::error, Status::not_runnable}) {
+    if (t == to_string(v)) {
+      s = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string tuner_version() {
+  return std::string("gemmroute ") + GEMMROUTE_VERSION + " (commit " + GEMMROUTE_COMMIT + ")";
+}
+
+double macs_of(const Key& k) {
+  return static_cast<double>(k.m) * static_cast<double>(k.n) * static_cast<double>(k.k) *
+         static_cast<double>(k.batch);
+}
+
+double flops_of(const Key& k) { return (is_complex(k.dtype) ? 8.0 : 2.0) * macs_of(k); }
+
+double bytes_of(const Key& k) {
+  const double e = static_cast<double>(size_of(k.dtype));
+  const double m = static_cast<double>(k.m), n = static_cast<double>(k.n),
+               kk = static_cast<double>(k.k);
+  return e * static_cast<double>(k.batch) * (m * kk + kk * n + 2.0 * m * n);
+}
+
+LaunchArm arm_for(const Candidate& c) {
+  return {std::string(c.spelling()), [&c](const Problem& p) { return c.can_run(p); },
+          [&c](const Problem& p) { c.launch(p); }};
+}
+
+namespace {
+
+// Sub-problems of `p` (same operands) whose reference cost stays near `budget` multiply-adds:
+// evenly spaced items including the first and last; for one item too big on its own, blocks of
+// columns at both edges of C (where edge tiles live).
+std::vector<Problem> check_pieces(const Problem& p, double budget) {
+  std::vector<Problem> out;
+  const double per_item = static_cast<double>(p.m) * static_cast<double>(p.n) *
+                          static_cast<double>(std::max<std::int64_t>(p.k, 1));
+  const std::size_t e = size_of(p.dtype);
+  auto item = [&](std::int64_t i) {
+    Problem q = p;
+    q.batch = 1;
+    q.a.base = static_cast<const char*>(p.a.base) + i * p.a.stride * static_cast<std::int64_t>(e);
+    q.b.base = static_cast<const char*>(p.b.base) + i * p.b.stride * static_cast<std::int64_t>(e);
+    q.c.base = static_cast<const char*>(p.c.base) + i * p.c.stride * static_cast<std::int64_t>(e);
+    return q;
+  };
+  if (per_item * static_cast<double>(p.batch) <= budget) return {p};
+  if (per_item <= budget) {
+    const auto items = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_item), 2,
+                                                p.batch);
+    std::int64_t last = -1;
+    for (std::int64_t j = 0; j < items; ++j) {
+      const std::int64_t i = j * (p.batch - 1) / (items - 1);
+      if (i != last) out.push_back(item(i));
+      last = i;
+    }
+    return out;
+  }
+  // One item is over budget: check column blocks at the left and right edges of C, of the
+  // first and the last item.
+  const double per_col = static_cast<double>(p.m) * static_cast<double>(std::max<std::int64_t>(p.k, 1));
+  const std::int64_t cols = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_col / 4), 1,
+                                                     p.n);
+  for (std::int64_t i : {std::int64_t{0}, p.batch - 1}) {
+    Problem q = item(i);
+    for (std::int64_t j0 : {std::int64_t{0}, p.n - cols}) {
+      Problem r = q;
+      r.n = cols;
+      const std::int64_t b_off = p.tb == Op::N ? j0 * p.b.ld : j0;
+      r.b.base = static_cast<const char*>(q.b.base) + b_off * static_cast<std::int64_t>(e);
+      r.c.base = static_cast<const char*>(q.c.base) + j0 * p.c.ld * static_cast<std::int64_t>(e);
+      out.push_back(r);
+      if (p.n - cols <= 0) break;
+    }
+    if (p.batch == 1) break;
+  }
+  return out;
+}
+
+// Rebases a problem's operand pointers from one allocation onto another of the same layout.
+Problem rebase(const Problem& p, const char* from, char* to) {
+  Problem q = p;
+  auto move = [&](const void* ptr) { return to + (static_cast<const char*>(ptr) - from); };
+  q.a.base = move(p.a.base);
+  q.b.base = move(p.b.base);
+  q.c.base = move(p.c.base);
+  return q;
+}
+
+}  // namespace
+
+std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevice& device,
+                      double check_macs, double* worst) {
+  const Problem& p = sets.problem(0);
+  const std::size_t bytes = static_cast<std::size_t>(set_bytes(sets.key()));
+  const char* dev0 = static_cast<const char*>(p.a.base);  // set 0 starts with A
+  std::vector<char> before(bytes), after(bytes);
+  device.download(before.data(), dev0, bytes);
+  std::string why;
+  try {
+    arm.launch(p);
+    device.synchronize();
+  } catch (const std::exception& ex) {
+    why = std::string("launch threw: ") + ex.what();
+  }
+  if (why.empty()) {
+    device.download(after.data(), dev0, bytes);
+    const Problem got = rebase(p, dev0, after.data());
+    const Problem orig = rebase(p, dev0, before.data());
+    // A and B must be untouched; the reference reads them from `orig`.
+    const std::size_t ab = static_cast<const char*>(p.c.base) - dev0;
+    if (std::memcmp(before.data(), after.data(), ab) != 0) why = "wrote into A or B";
+    auto got_pieces = check_pieces(got, check_macs);
+    auto orig_pieces = check_pieces(orig, check_macs);
+    double w = 0;
+    for (std::size_t i = 0; i < got_pieces.size() && why.empty(); ++i) {
+      auto c = cpu::check_against_reference(got_pieces[i], orig_pieces[i]);
+      w = std::max(w, c.worst);
+      if (!c.ok) why = "wrong result: " + c.message;
+    }
+    if (worst) *worst = w;
+  }
+  // Restore set 0 so every arm is checked from the same C.
+  device.upload(const_cast<char*>(dev0), before.data(), bytes);
+  return why;
+}
+
+PointReport measure_arms(const Key& key, std::span<const LaunchArm> arms, MeasureDevice& device,
+                         const MeasureOptions& options, Arena* arena) {
+  PointReport report;
+  OperandSets sets(key, device, options.operands, arena);
+  report.sets = sets.count();
+  report.set_bytes = set_bytes(key);
+  std::vector<Arm> timed;
+  std::vector<std::size_t> timed_index;
+  for (std::size_t a = 0; a < arms.size(); ++a) {
+    ArmResult r;
+    r.name = arms[a].name;
+    Verdict v = arms[a].can_run ? arms[a].can_run(sets.problem(0)) : Verdict::yes();
+    if (!v.ok) {
+      r.status = Status::not_runnable;
+      r.detail = v.reason;
+    } else {
+      double worst = 0;
+      std::string why = check_arm(sets, arms[a], device, options.check_macs, &worst);
+      if (!why.empty()) {
+        r.status = why.rfind("launch threw", 0) == 0 ? Status::error : Status::failed;
+        r.detail = why;
+      } else {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "err/bound %.3g", worst);
+        r.detail = buf;
+        const LaunchArm* arm = &arms[a];
+        timed.push_back({arm->name, [arm, &sets](std::int64_t s) { arm->launch(sets.problem(s)); }});
+        timed_index.push_back(a);
+      }
+    }
+    report.arms.push_back(std::move(r));
+  }
+  HarnessOptions h = options.harness;
+  h.sets = sets.count();
+  auto timings = time_arms(timed, h, device);
+  for (std::size_t i = 0; i < timings.size(); ++i) {
+    ArmResult& r = report.arms[timed_index[i]];
+    r.stats = timings[i].stats;
+    r.calls_per_sample = timings[i].calls_per_sample;
+  }
+  return report;
+}
+
+}  // namespace gemmroute::measure

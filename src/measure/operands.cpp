@@ -1,0 +1,177 @@
+#include "measure/operands.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+
+#include "gemmroute/error.hpp"
+
+namespace gemmroute::measure {
+namespace {
+
+std::int64_t round64(std::int64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+struct Dims {
+  std::int64_t rows, cols, ld;
+};
+
+Dims dims(const Key& k, char which) {
+  const std::int64_t pad = k.layout == Layout::packed ? 0 : 1;
+  std::int64_t rows = 0, cols = 0;
+  if (which == 'a') {
+    rows = k.ta == Op::N ? k.m : k.k;
+    cols = k.ta == Op::N ? k.k : k.m;
+  } else if (which == 'b') {
+    rows = k.tb == Op::N ? k.k : k.n;
+    cols = k.tb == Op::N ? k.n : k.k;
+  } else {
+    rows = k.m;
+    cols = k.n;
+  }
+  return {rows, cols, std::max<std::int64_t>(rows, 1) + pad};
+}
+
+std::int64_t operand_bytes(const Key& k, char which) {
+  Dims d = dims(k, which);
+  return round64(d.ld * d.cols * k.batch * static_cast<std::int64_t>(size_of(k.dtype)));
+}
+
+std::uint64_t splitmix(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Uniform in [-1, 1) with 53 random bits.
+double unit(std::uint64_t& s) {
+  return static_cast<double>(splitmix(s) >> 11) * 0x1.0p-52 - 1.0;
+}
+
+}  // namespace
+
+void fill_random(Scalar dtype, void* data, std::int64_t n, std::uint64_t seed) {
+  std::uint64_t s = seed;
+  switch (dtype) {
+    case Scalar::f32: {
+      auto* p = static_cast<float*>(data);
+      for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(unit(s));
+      break;
+    }
+    case Scalar::f64: {
+      auto* p = static_cast<double*>(data);
+      for (std::int64_t i = 0; i < n; ++i) p[i] = unit(s);
+      break;
+    }
+    case Scalar::c32: {
+      auto* p = static_cast<float*>(data);
+      for (std::int64_t i = 0; i < 2 * n; ++i) p[i] = static_cast<float>(unit(s));
+      break;
+    }
+    case Scalar::c64: {
+      auto* p = static_cast<double*>(data);
+      for (std::int64_t i = 0; i < 2 * n; ++i) p[i] = unit(s);
+      break;
+    }
+  }
+}
+
+std::int64_t set_bytes(const Key& key) {
+  return operand_bytes(key, 'a') + operand_bytes(key, 'b') + operand_bytes(key, 'c');
+}
+
+std::int64_t sets_for(const Key& key, std::int64_t cache_bytes, const OperandOptions& o) {
+  const double want = o.rotation_factor * static_cast<double>(cache_bytes);
+  const auto n = static_cast<std::int64_t>(std::ceil(want / static_cast<double>(set_bytes(key))));
+  return std::max(n, o.min_sets);
+}
+
+Problem problem_at(const Key& k, char* base) {
+  Problem p;
+  p.dtype = k.dtype;
+  p.ta = k.ta;
+  p.tb = k.tb;
+  p.m = k.m;
+  p.n = k.n;
+  p.k = k.k;
+  p.batch = k.batch;
+  char* at = base;
+  auto operand = [&](char which) {
+    Dims d = dims(k, which);
+    Operand o{at, nullptr, d.ld, d.ld * d.cols};
+    at += operand_bytes(k, which);
+    return o;
+  };
+  p.a = operand('a');
+  p.b = operand('b');
+  p.c = operand('c');
+  return p;
+}
+
+Buffer& Arena::get(MeasureDevice& device, std::size_t bytes) {
+  if (!buffer_ || buffer_->size() < bytes) {
+    buffer_.reset();
+    buffer_ = device.allocate(bytes);
+  }
+  return *buffer_;
+}
+
+OperandSets::OperandSets(const Key& key, MeasureDevice& device, const OperandOptions& o,
+                         Arena* arena)
+    : key_(key), set_bytes_(set_bytes(key)) {
+  const std::int64_t sets = sets_for(key, device.cache_bytes(), o);
+  const auto total_bytes = static_cast<std::size_t>(set_bytes_ * sets);
+  if (!arena) memory_ = device.allocate(total_bytes);
+  char* base = static_cast<char*>(arena ? arena->get(device, total_bytes).data() : memory_->data());
+
+  // Fill through a host staging block so devices with their own memory work the same way. One
+  // random block (up to 2 MiB plus one set, so set 0 is wholly random) is drawn and copied over
+  // the rest: later sets hold the same values at other addresses, which is all rotation needs.
+  const std::int64_t total = set_bytes_ * sets;
+  const std::int64_t elem = static_cast<std::int64_t>(size_of(key.dtype));
+  const std::int64_t block =
+      std::min<std::int64_t>(total, (std::int64_t{2} << 20) + set_bytes_) / elem * elem;
+  std::vector<char> host(static_cast<std::size_t>(block));
+  const std::uint64_t seed = o.seed ^ (static_cast<std::uint64_t>(key.m) * 0x100000001b3ull) ^
+                             (static_cast<std::uint64_t>(key.n) << 20) ^
+                             (static_cast<std::uint64_t>(key.k) << 40) ^
+                             static_cast<std::uint64_t>(key.batch);
+  fill_random(key.dtype, host.data(), block / elem, seed);
+  for (std::int64_t off = 0; off < total; off += block) {
+    const std::int64_t n = std::min(block, total - off);
+    device.upload(base + off, host.data(), static_cast<std::size_t>(n));
+  }
+
+  // Random nonzero scalars: |alpha| in [0.5, 1.5); |beta| < 0.75 so C stays bounded however
+  // many times the timing loop updates it.
+  std::uint64_t s = seed * 31 + 7;
+  auto pick = [&](double lo, double hi) {
+    double u = unit(s);  // [-1, 1)
+    double mag = lo + (hi - lo) * std::fabs(u);
+    return u < 0 ? -mag : mag;
+  };
+  std::complex<double> alpha(pick(0.5, 1.5), 0.0), beta(pick(0.25, 0.75), 0.0);
+  if (is_complex(key.dtype)) {
+    alpha = {pick(0.35, 1.0), pick(0.35, 1.0)};
+    beta = {pick(0.2, 0.5), pick(0.2, 0.5)};
+  }
+  if (key.dtype == Scalar::f32 || key.dtype == Scalar::c32) {
+    // Exactly representable in the working precision, so every candidate sees the same values.
+    alpha = {static_cast<float>(alpha.real()), static_cast<float>(alpha.imag())};
+    beta = {static_cast<float>(beta.real()), static_cast<float>(beta.imag())};
+  }
+  problems_.reserve(static_cast<std::size_t>(sets));
+  for (std::int64_t i = 0; i < sets; ++i) {
+    Problem p = problem_at(key, base + i * set_bytes_);
+    p.alpha = alpha;
+    p.beta = beta;
+    validate(p);
+    if (!(key_of(p) == key)) {
+      throw Error(Errc::invalid_argument, "key",
+                  "operands for " + to_string(key) + " classify as " + to_string(key_of(p)));
+    }
+    problems_.push_back(p);
+  }
+}
+
+}  // namespace gemmroute::measure

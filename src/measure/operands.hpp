@@ -1,0 +1,65 @@
+// Operands for one lattice point: `sets` copies of the whole batch (A, B and C per set) in
+// device memory, filled with random full-mantissa values, with random nonzero alpha and beta.
+// Enough sets that together they are at least `rotation_factor` x the device cache, so a set
+// comes round again only after the cache has been overwritten several times.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "measure/device.hpp"
+
+namespace gemmroute::measure {
+
+struct OperandOptions {
+  double rotation_factor = 3.0;   // sets together >= this x the device cache
+  std::int64_t min_sets = 2;
+  std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+};
+
+// Bytes of one set for a key: A, B and C, each rounded up to 64 bytes. packed: ld == rows;
+// strided: ld == rows + 1 (what `gemmroute explain` assumes for a strided key).
+std::int64_t set_bytes(const Key& key);
+// Sets needed for a key on a device with this cache.
+std::int64_t sets_for(const Key& key, std::int64_t cache_bytes, const OperandOptions& options);
+
+// Device memory kept between points, so each point does not pay for fresh pages.
+class Arena {
+ public:
+  Buffer& get(MeasureDevice& device, std::size_t bytes);
+
+ private:
+  std::unique_ptr<Buffer> buffer_;
+};
+
+class OperandSets {
+ public:
+  // Throws Error(invalid_argument) if the operands it builds would not have `key` as key.
+  // With an arena, the sets live in its memory (valid until the arena is next used).
+  OperandSets(const Key& key, MeasureDevice& device, const OperandOptions& options = {},
+              Arena* arena = nullptr);
+
+  const Key& key() const { return key_; }
+  std::int64_t count() const { return static_cast<std::int64_t>(problems_.size()); }
+  std::int64_t bytes() const { return set_bytes_ * count(); }
+  // Set s as a validated problem (device pointers).
+  const Problem& problem(std::int64_t s) const { return problems_[static_cast<std::size_t>(s)]; }
+
+ private:
+  Key key_;
+  std::int64_t set_bytes_ = 0;
+  std::unique_ptr<Buffer> memory_;
+  std::vector<Problem> problems_;
+};
+
+// The shape of a problem for one operand set, with bases at `base` (A, then B, then C): the
+// layout every helper here agrees on.
+Problem problem_at(const Key& key, char* base);
+
+// Fills n elements of a scalar type with uniform values in [-1, 1) whose mantissas are fully
+// random (never small integers); deterministic in seed.
+void fill_random(Scalar dtype, void* data, std::int64_t n, std::uint64_t seed);
+
+}  // namespace gemmroute::measure

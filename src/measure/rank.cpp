@@ -1,0 +1,130 @@
+#include "measure/rank.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+#include <tuple>
+
+namespace gemmroute::measure {
+
+bool displaces(const Timed& late, const Timed& early, double margin) {
+  const double threshold = std::max(margin, late.spread_pct / 100.0);
+  (void)early.spread_pct;  // deliberately unused: see rank.hpp
+  return late.median_us < early.median_us * (1.0 - threshold);
+}
+
+std::vector<Timed> rank_point(std::vector<Timed> timed, std::span<const std::string> tie_order,
+                              double margin) {
+  auto position = [&](const std::string& s) {
+    auto it = std::find(tie_order.begin(), tie_order.end(), s);
+    return static_cast<std::size_t>(it - tie_order.begin());
+  };
+  std::stable_sort(timed.begin(), timed.end(), [&](const Timed& a, const Timed& b) {
+    return position(a.spelling) < position(b.spelling);
+  });
+  std::vector<Timed> ranked;
+  while (!timed.empty()) {
+    std::size_t champion = 0;
+    for (std::size_t i = 1; i < timed.size(); ++i) {
+      if (displaces(timed[i], timed[champion], margin)) champion = i;
+    }
+    ranked.push_back(timed[champion]);
+    timed.erase(timed.begin() + static_cast<std::ptrdiff_t>(champion));
+  }
+  return ranked;
+}
+
+bool key_less(const Key& a, const Key& b) {
+  auto t = [](const Key& k) {
+    return std::make_tuple(k.dtype, k.ta, k.tb, k.layout, k.m, k.n, k.k, k.batch);
+  };
+  return t(a) < t(b);
+}
+
+std::string today_utc() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+Table build_table(const Results& results, std::span<const std::string> tie_order,
+                  const BuildOptions& options, BuildSummary* summary) {
+  struct Point {
+    Key key;
+    bool refined = false;
+    std::map<std::string, const ResultRow*> last;  // spelling -> last measurement
+  };
+  auto less = [](const Key& a, const Key& b) { return key_less(a, b); };
+  std::map<Key, Point, decltype(less)> points(less);
+  for (const ResultRow& r : results.rows) {
+    Point& p = points[r.key];
+    p.key = r.key;
+    p.refined = p.refined || r.origin == Origin::refined;
+    p.last[r.spelling] = &r;
+  }
+  Table t;
+  if (options.generic) {
+    const std::string* be = results.fingerprint.get("backend");
+    t.fingerprint.set("backend", be ? *be : "cpu");
+  } else {
+    t.fingerprint = results.fingerprint;
+  }
+  auto meta = [&](const char* name) {
+    const std::string* v = results.meta_field(name);
+    return v ? *v : std::string("unknown");
+  };
+  t.header.emplace_back("tuner", meta("tuner"));
+  t.header.emplace_back("spec", meta("spec"));
+  t.header.emplace_back("date", options.date.empty() ? today_utc() : options.date);
+  char margin[32];
+  std::snprintf(margin, sizeof margin, "%.3g%%", options.margin * 100);
+  t.header.emplace_back("method", meta("method") + "; ranked by `gemmroute table build` from " +
+                                      (options.source.empty() ? "results" : options.source) +
+                                      " with margin " + margin + " (tie rule of DESIGN.md)");
+  if (const std::string* c = results.meta_field("clocks"); c && !c->empty()) {
+    t.header.emplace_back("clocks", *c);
+  }
+  BuildSummary s;
+  std::map<std::string, int> wins;
+  for (auto& [key, p] : points) {
+    std::vector<Timed> ok;
+    for (const auto& [spelling, r] : p.last) {
+      if (r->status == Status::ok) ok.push_back({spelling, r->median_us, r->spread_pct});
+      if (r->status == Status::failed || r->status == Status::error) ++s.failures;
+    }
+    if (ok.empty()) {
+      ++s.points_without_candidate;
+      continue;
+    }
+    Row row;
+    row.key = key;
+    row.origin = p.refined ? Origin::refined : Origin::measured;
+    for (const Timed& e : rank_point(std::move(ok), tie_order, options.margin)) {
+      Entry entry;
+      entry.spelling = e.spelling;
+      entry.timed = true;
+      entry.median_us = e.median_us;
+      entry.spread_pct = e.spread_pct;
+      row.entries.push_back(std::move(entry));
+    }
+    ++wins[row.entries.front().spelling];
+    ++(p.refined ? s.refined : s.measured);
+    t.rows.push_back(std::move(row));
+  }
+  s.rows = static_cast<int>(t.rows.size());
+  for (const std::string& sp : tie_order) {
+    if (auto it = wins.find(sp); it != wins.end()) s.winners.emplace_back(sp, it->second);
+  }
+  for (const auto& [sp, n] : wins) {
+    if (std::find(tie_order.begin(), tie_order.end(), sp) == tie_order.end()) {
+      s.winners.emplace_back(sp, n);
+    }
+  }
+  if (summary) *summary = s;
+  return t;
+}
+
+}  // namespace gemmroute::measure

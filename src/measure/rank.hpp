@@ -1,0 +1,62 @@
+// Ranking one point's measurements with DESIGN.md's tie rule, and building a table from a
+// results file.
+//
+// Tie rule: candidates start in the backend's tie-break order. A candidate displaces one earlier
+// in that order only when it is faster by more than max(margin, spread), where spread is the
+// displacing candidate's own measured spread: t_late < t_early * (1 - threshold). Its own,
+// because timing noise only ever adds time: a slow candidate's outliers make it look slower,
+// never faster, so they cannot create a false win, while a challenger whose repetitions
+// disagree by more than its lead has not shown that lead. (docs/measuring.md has the numbers
+// that made us choose this over the larger of both spreads.) The ranking picks a winner,
+// removes it and repeats: the winner is found by walking the remaining candidates in tie-break
+// order, keeping a champion that each later candidate may displace by that rule.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/table.hpp"
+#include "measure/results.hpp"
+
+namespace gemmroute::measure {
+
+struct Timed {
+  std::string spelling;
+  double median_us = 0;
+  double spread_pct = 0;
+};
+
+// Whether `late` (later in tie-break order) displaces `early`.
+bool displaces(const Timed& late, const Timed& early, double margin);
+
+// Ranks candidates; those absent from tie_order go last, in their given order.
+std::vector<Timed> rank_point(std::vector<Timed> timed, std::span<const std::string> tie_order,
+                              double margin);
+
+struct BuildOptions {
+  double margin = 0.03;
+  bool generic = false;  // write only fingerprint.backend (the generic table for that backend)
+  std::string date;      // the table's date field; empty: today (UTC)
+  std::string source;    // the results file's name, for the method field
+};
+
+struct BuildSummary {
+  int rows = 0, measured = 0, refined = 0;
+  int points_without_candidate = 0;  // every candidate failed, errored or could not run
+  int failures = 0;                  // (point, candidate) rows with status failed or error
+  std::vector<std::pair<std::string, int>> winners;  // spelling -> rows won, in tie order
+};
+
+// One row per key with at least one ok measurement (the last measurement of a pair counts),
+// entries ranked by the tie rule, rows sorted by key. Fingerprint and header from the results.
+Table build_table(const Results& results, std::span<const std::string> tie_order,
+                  const BuildOptions& options, BuildSummary* summary = nullptr);
+
+// The key order of built tables: dtype, ta, tb, layout, m, n, k, batch.
+bool key_less(const Key& a, const Key& b);
+
+std::string today_utc();  // "2026-12-01"
+
+}  // namespace gemmroute::measure

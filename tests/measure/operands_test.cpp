@@ -1,0 +1,136 @@
+// Operand sets and the correctness check, on a fake device with a 64 KiB pretend cache.
+#include <gtest/gtest.h>
+
+#include "core/backend.hpp"
+#include "fakes.hpp"
+#include "measure/measure.hpp"
+#include "measure/operands.hpp"
+
+namespace gemmroute::measure {
+namespace {
+
+using testing::FakeDevice;
+
+Key key(Scalar s, Op ta, Op tb, Layout l, std::int64_t m, std::int64_t n, std::int64_t k,
+        std::int64_t b) {
+  return Key{s, ta, tb, l, m, n, k, b};
+}
+
+TEST(Operands, SetsTogetherCoverThreeTimesTheCache) {
+  FakeDevice dev(64 * 1024);
+  for (Key k : {key(Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 1),
+                key(Scalar::c64, Op::T, Op::C, Layout::strided, 13, 7, 5, 9),
+                key(Scalar::f64, Op::N, Op::T, Layout::packed, 64, 64, 64, 4)}) {
+    OperandSets sets(k, dev);
+    EXPECT_GE(sets.bytes(), 3 * dev.cache_bytes()) << to_string(k);
+    EXPECT_GE(sets.count(), 2);
+    EXPECT_EQ(key_of(sets.problem(0)), k);
+    EXPECT_EQ(key_of(sets.problem(sets.count() - 1)), k);
+  }
+}
+
+TEST(Operands, ScalarsAreNonzeroAndValuesAreNotSmallIntegers) {
+  FakeDevice dev;
+  OperandSets sets(key(Scalar::f64, Op::N, Op::N, Layout::packed, 8, 8, 8, 2), dev);
+  const Problem& p = sets.problem(0);
+  EXPECT_NE(p.alpha, std::complex<double>(0));
+  EXPECT_NE(p.beta, std::complex<double>(0));
+  const double* a = static_cast<const double*>(p.a.base);
+  int integers = 0;
+  for (int i = 0; i < 64; ++i) integers += a[i] == static_cast<double>(static_cast<long>(a[i]));
+  EXPECT_LT(integers, 2);
+}
+
+TEST(Operands, RotationFactorIsHonoured) {
+  FakeDevice dev(1 << 20);
+  OperandOptions o;
+  o.rotation_factor = 5;
+  const Key k = key(Scalar::f32, Op::N, Op::N, Layout::packed, 16, 16, 16, 16);
+  EXPECT_GE(sets_for(k, dev.cache_bytes(), o) * set_bytes(k), 5 * dev.cache_bytes());
+}
+
+TEST(Operands, ArenaIsReusedBetweenPoints) {
+  FakeDevice dev;
+  Arena arena;
+  const Key k = key(Scalar::f32, Op::N, Op::N, Layout::packed, 8, 8, 8, 8);
+  { OperandSets a(k, dev, {}, &arena); }
+  { OperandSets b(k, dev, {}, &arena); }
+  EXPECT_EQ(dev.allocations, 1);
+}
+
+TEST(Check, TheGenericNativeKernelPasses) {
+  FakeDevice dev;
+  auto backend = make_backend(Device::cpu());
+  const Candidate& direct = backend->last_resort_native();
+  for (Key k : {key(Scalar::f32, Op::N, Op::T, Layout::strided, 13, 5, 7, 3),
+                key(Scalar::c32, Op::C, Op::N, Layout::packed, 4, 9, 6, 2)}) {
+    OperandSets sets(k, dev);
+    double worst = -1;
+    EXPECT_EQ(check_arm(sets, arm_for(direct), dev, 1e9, &worst), "") << to_string(k);
+    EXPECT_GE(worst, 0);
+    EXPECT_LE(worst, 1);
+  }
+}
+
+TEST(Check, AWrongResultIsAFailureAndSetZeroIsRestored) {
+  FakeDevice dev;
+  const Key k = key(Scalar::f64, Op::N, Op::N, Layout::packed, 6, 6, 6, 4);
+  OperandSets sets(k, dev);
+  const double c00 = *static_cast<const double*>(sets.problem(0).c.base);
+  LaunchArm wrong{"wrong", {}, [](const Problem& p) {
+                    // Correct everywhere but one element of the last item.
+                    auto backend = make_backend(Device::cpu());
+                    backend->last_resort_native().launch(p);
+                    p.item_c<double>(p.batch - 1)[5] += 1e-3;
+                  }};
+  std::string why = check_arm(sets, wrong, dev, 1e9);
+  EXPECT_NE(why.find("wrong result"), std::string::npos) << why;
+  EXPECT_EQ(*static_cast<const double*>(sets.problem(0).c.base), c00);
+}
+
+TEST(Check, SampledChecksStillSeeTheFirstAndLastItems) {
+  FakeDevice dev;
+  const Key k = key(Scalar::f32, Op::N, Op::N, Layout::packed, 8, 8, 8, 64);
+  OperandSets sets(k, dev);
+  for (bool last : {false, true}) {
+    LaunchArm wrong{"wrong", {}, [last](const Problem& p) {
+                      make_backend(Device::cpu())->last_resort_native().launch(p);
+                      p.item_c<float>(last ? p.batch - 1 : 0)[0] += 1.0f;
+                    }};
+    // Budget of 3 items' work: items 0, 31 or 32, 63 are checked.
+    EXPECT_NE(check_arm(sets, wrong, dev, 3 * 512.0), "") << last;
+  }
+}
+
+TEST(Check, ALaunchThatThrowsIsAnError) {
+  FakeDevice dev;
+  const Key k = key(Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 1);
+  OperandSets sets(k, dev);
+  LaunchArm bad{"bad", {}, [](const Problem&) { throw std::runtime_error("boom"); }};
+  EXPECT_EQ(check_arm(sets, bad, dev, 1e9), "launch threw: boom");
+}
+
+TEST(MeasureArms, FailedAndUnrunnableArmsAreNotTimed) {
+  FakeDevice dev;
+  const Key k = key(Scalar::f32, Op::N, Op::N, Layout::packed, 5, 5, 5, 3);
+  auto backend = make_backend(Device::cpu());
+  std::vector<LaunchArm> arms = {
+      arm_for(backend->last_resort_native()),
+      {"never", [](const Problem&) { return Verdict::no("not this one"); }, [](const Problem&) {}},
+      {"noop", {}, [](const Problem&) {}},  // leaves C as it was: wrong
+  };
+  MeasureOptions o;
+  o.harness.warmup_us = 0;
+  o.harness.min_sample_us = 1;
+  PointReport r = measure_arms(k, arms, dev, o);
+  ASSERT_EQ(r.arms.size(), 3u);
+  EXPECT_EQ(r.arms[0].status, Status::ok);
+  EXPECT_EQ(r.arms[0].stats.count, 7);
+  EXPECT_EQ(r.arms[1].status, Status::not_runnable);
+  EXPECT_EQ(r.arms[1].detail, "not this one");
+  EXPECT_EQ(r.arms[2].status, Status::failed);
+  EXPECT_EQ(r.arms[2].stats.count, 0);
+}
+
+}  // namespace
+}  // namespace gemmroute::measure

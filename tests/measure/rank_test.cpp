@@ -1,0 +1,146 @@
+// The tie rule and table building; built tables must survive parse_table and validate_table.
+#include <gtest/gtest.h>
+
+#include "core/backend.hpp"
+#include "measure/rank.hpp"
+
+namespace gemmroute::measure {
+namespace {
+
+const std::vector<std::string> kOrder = {"openblas", "openblas:par=item", "cpu.small",
+                                         "cpu.direct"};
+
+std::vector<std::string> names(const std::vector<Timed>& v) {
+  std::vector<std::string> out;
+  for (const auto& t : v) out.push_back(t.spelling);
+  return out;
+}
+
+TEST(TieRule, WithinTheMarginTheEarlierCandidateKeepsItsPlace) {
+  auto r = rank_point({{"cpu.small", 98, 0}, {"openblas", 100, 0}}, kOrder, 0.03);
+  EXPECT_EQ(names(r), (std::vector<std::string>{"openblas", "cpu.small"}));
+}
+
+TEST(TieRule, FasterByMoreThanTheMarginDisplaces) {
+  auto r = rank_point({{"openblas", 100, 0}, {"cpu.small", 96, 0}}, kOrder, 0.03);
+  EXPECT_EQ(names(r), (std::vector<std::string>{"cpu.small", "openblas"}));
+}
+
+TEST(TieRule, TheChallengersSpreadWiderThanTheMarginRaisesTheBar) {
+  // 10% faster, but the challenger's own repetitions spread over 12%: not shown.
+  auto r = rank_point({{"openblas", 100, 1}, {"cpu.small", 90, 12}}, kOrder, 0.03);
+  EXPECT_EQ(r.front().spelling, "openblas");
+  // 15% faster beats its 12% spread.
+  r = rank_point({{"openblas", 100, 1}, {"cpu.small", 85, 12}}, kOrder, 0.03);
+  EXPECT_EQ(r.front().spelling, "cpu.small");
+  // The incumbent's outliers only make it look slower: they do not protect it.
+  r = rank_point({{"openblas", 100, 60}, {"cpu.small", 90, 1}}, kOrder, 0.03);
+  EXPECT_EQ(r.front().spelling, "cpu.small");
+}
+
+TEST(TieRule, DisplacesIsStrictAtTheThreshold) {
+  EXPECT_FALSE(displaces({"b", 97, 0}, {"a", 100, 0}, 0.03));
+  EXPECT_TRUE(displaces({"b", 96.9, 0}, {"a", 100, 0}, 0.03));
+  // An earlier candidate never needs to displace: the rule only promotes later ones.
+  EXPECT_FALSE(displaces({"b", 100, 0}, {"a", 100, 0}, 0));
+}
+
+TEST(TieRule, TheFullRankingIsRepeatedWinnerSelection) {
+  auto r = rank_point({{"cpu.direct", 50, 0}, {"cpu.small", 60, 0}, {"openblas", 100, 0},
+                       {"openblas:par=item", 99, 0}},
+                      kOrder, 0.03);
+  EXPECT_EQ(names(r),
+            (std::vector<std::string>{"cpu.direct", "cpu.small", "openblas", "openblas:par=item"}));
+}
+
+TEST(TieRule, UnknownSpellingsGoLastInTheirGivenOrder) {
+  auto r = rank_point({{"zeta", 100, 0}, {"alpha", 100, 0}, {"openblas", 100, 0}}, kOrder, 0.03);
+  EXPECT_EQ(names(r), (std::vector<std::string>{"openblas", "zeta", "alpha"}));
+}
+
+ResultRow row(Key k, std::string s, double us, double spread, Status st = Status::ok,
+              Origin o = Origin::measured) {
+  ResultRow r;
+  r.key = k;
+  r.spelling = std::move(s);
+  r.median_us = st == Status::ok ? us : 0;
+  r.spread_pct = spread;
+  r.repetitions = st == Status::ok ? 7 : 0;
+  r.status = st;
+  r.origin = o;
+  return r;
+}
+
+Results sample_results() {
+  auto backend = make_backend(Device::cpu());
+  Results res;
+  res.fingerprint = backend->fingerprint();
+  res.meta = {{"method", "fake"}, {"spec", "test.spec"}, {"tuner", "gemmroute test"}};
+  const Key a{Scalar::f32, Op::N, Op::N, Layout::packed, 16, 16, 16, 64};
+  const Key b{Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 64};
+  const Key c{Scalar::c64, Op::C, Op::N, Layout::strided, 8, 8, 8, 1};
+  const Key d{Scalar::f64, Op::T, Op::N, Layout::packed, 9, 9, 9, 9};
+  res.rows = {
+      row(a, "openblas", 100, 1), row(a, "cpu.small", 40, 2), row(a, "cpu.direct", 0, 0, Status::failed),
+      row(b, "openblas", 10, 1), row(b, "cpu.small", 9.9, 1), row(b, "cpu.direct", 30, 1),
+      row(c, "cpu.small", 5, 1, Status::ok, Origin::refined), row(c, "openblas", 4, 1, Status::ok, Origin::refined),
+      row(d, "cpu.direct", 0, 0, Status::error), row(d, "cpu.small", 0, 0, Status::not_runnable),
+      // A later measurement of a pair replaces the earlier one.
+      row(b, "cpu.direct", 3, 1),
+  };
+  return res;
+}
+
+TEST(Build, RowsAreRankedSortedAndFailuresLeftOut) {
+  Results res = sample_results();
+  BuildSummary s;
+  BuildOptions o;
+  o.date = "2026-01-02";
+  Table t = build_table(res, kOrder, o, &s);
+  ASSERT_EQ(t.rows.size(), 3u);  // d has no ok candidate
+  EXPECT_EQ(s.points_without_candidate, 1);
+  EXPECT_EQ(s.failures, 2);
+  EXPECT_EQ(s.refined, 1);
+  EXPECT_EQ(s.measured, 2);
+  // Sorted: f32 4^3, f32 16^3, c64.
+  EXPECT_EQ(t.rows[0].key.m, 4);
+  EXPECT_EQ(t.rows[0].entries.front().spelling, "cpu.direct");  // the later 3 us measurement
+  EXPECT_EQ(t.rows[0].entries[1].spelling, "openblas");          // cpu.small within 3%
+  EXPECT_EQ(t.rows[1].entries.front().spelling, "cpu.small");
+  EXPECT_EQ(t.rows[1].entries.size(), 2u);  // the failed cpu.direct never appears
+  EXPECT_EQ(t.rows[2].origin, Origin::refined);
+  for (const Row& r : t.rows) {
+    for (const Entry& e : r.entries) EXPECT_TRUE(e.timed);
+  }
+  EXPECT_EQ(*t.header_field("date"), "2026-01-02");
+  EXPECT_EQ(*t.header_field("spec"), "test.spec");
+}
+
+TEST(Build, OutputRoundTripsThroughParseAndValidate) {
+  auto backend = make_backend(Device::cpu());
+  for (bool generic : {false, true}) {
+    BuildOptions o;
+    o.generic = generic;
+    Table t = build_table(sample_results(), kOrder, o);
+    const std::string text = write_table(t);
+    std::vector<Diagnostic> diags;
+    Table back = parse_table(text, "built.table", diags);
+    validate_table(back, *backend, diags);
+    for (const auto& d : diags) ADD_FAILURE() << format_diagnostic("built.table", d);
+    ASSERT_EQ(back.rows.size(), t.rows.size());
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      EXPECT_EQ(back.rows[i].key, t.rows[i].key);
+      EXPECT_EQ(back.rows[i].origin, t.rows[i].origin);
+      ASSERT_EQ(back.rows[i].entries.size(), t.rows[i].entries.size());
+      for (std::size_t j = 0; j < t.rows[i].entries.size(); ++j) {
+        EXPECT_EQ(back.rows[i].entries[j].spelling, t.rows[i].entries[j].spelling);
+        EXPECT_NEAR(back.rows[i].entries[j].median_us, t.rows[i].entries[j].median_us, 1e-4);
+      }
+    }
+    EXPECT_EQ(back.fingerprint.fields.size(), generic ? 1u : backend->fingerprint().fields.size());
+    EXPECT_TRUE(back.notes.empty() || generic);
+  }
+}
+
+}  // namespace
+}  // namespace gemmroute::measure

@@ -1,0 +1,300 @@
+// gemmroute bench: per shape, times `auto` (what the table chooses, through selection), the
+// vendor and every runnable candidate in one process with the shared harness; writes a CSV and
+// prints the regret and speedup summary last. --plot runs scripts/plot_bench.py.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "args.hpp"
+#include "core/backend.hpp"
+#include "core/context_state.hpp"
+#include "core/select.hpp"
+#include "core/table.hpp"
+#include "gemmroute/error.hpp"
+#include "measure/measure.hpp"
+#include "measure/stats.hpp"
+#include "measure_common.hpp"
+#include "progress.hpp"
+#include "verbs.hpp"
+
+#ifndef GEMMROUTE_SOURCE_DIR
+#define GEMMROUTE_SOURCE_DIR "."
+#endif
+
+namespace gemmroute::cli {
+namespace {
+
+using namespace gemmroute::measure;
+
+constexpr const char* kHelp =
+    "usage: gemmroute bench --device cpu --shapes FILE --out BENCH.csv [--plot DIR]\n"
+    "                       [--table FILE] [--reps N] [--min-sample-us X]\n"
+    "\n"
+    "For each shape in FILE (one a line: dtype ta tb m n k batch [packed|strided]; '#'\n"
+    "comments), times in one process with the shared harness (docs/measuring.md): `auto` (the\n"
+    "table's choice, selected per call as the library does), the vendor, and every runnable\n"
+    "candidate; each is checked once against the long-double reference first. Writes BENCH.csv\n"
+    "and prints, last:\n"
+    "  regret geomean X p95 Y max Z | speedup vs vendor geomean W min V | shapes N\n"
+    "where regret = t_auto / t_best (best over the candidates) and speedup = t_vendor / t_auto,\n"
+    "both ratios of median times per call.\n"
+    "\n"
+    "  --table FILE      the table auto selects from (default: GEMMROUTE_TABLE, else the\n"
+    "                    shipped table for this device, else the generic one)\n"
+    "  --plot DIR        write speedup and regret PNGs there (scripts/plot_bench.py)\n"
+    "  --reps N          repetitions per arm (default 7, at least 7)\n"
+    "  --min-sample-us X each repetition times calls lasting at least X us (default 300)";
+
+struct Shape {
+  Key key;
+  std::string text;
+  int line = 0;
+};
+
+std::vector<Shape> read_shapes(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(Errc::invalid_argument, "shapes", path + ": cannot open");
+  std::vector<Shape> out;
+  std::string line, errors;
+  int no = 0;
+  while (std::getline(in, line)) {
+    ++no;
+    if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
+    std::istringstream ss(line);
+    std::vector<std::string> t;
+    for (std::string w; ss >> w;) t.push_back(w);
+    if (t.empty()) continue;
+    auto bad = [&](const std::string& why) {
+      errors += "\n" + path + ":" + std::to_string(no) + ": " + why;
+    };
+    if (t.size() != 7 && t.size() != 8) {
+      bad("expected 'dtype ta tb m n k batch [packed|strided]'");
+      continue;
+    }
+    auto dtype = parse_scalar(t[0]);
+    auto ta = parse_op(t[1]);
+    auto tb = parse_op(t[2]);
+    auto layout = parse_layout(t.size() == 8 ? t[7] : "packed");
+    std::int64_t v[4] = {0, 0, 0, 0};
+    bool ok = dtype && ta && tb && layout;
+    for (int i = 0; i < 4 && ok; ++i) {
+      char* end = nullptr;
+      v[i] = std::strtoll(t[3 + i].c_str(), &end, 10);
+      ok = *end == '\0' && v[i] >= 1;
+    }
+    if (!ok) {
+      bad("bad field (dtype f32|f64|c32|c64, ops N|T|C, sizes >= 1, layout packed|strided)");
+      continue;
+    }
+    Key k{*dtype, fold_op(*dtype, *ta), fold_op(*dtype, *tb), *layout, v[0], v[1], v[2], v[3]};
+    out.push_back({k, to_string(k), no});
+  }
+  if (!errors.empty()) throw Error(Errc::invalid_argument, "shapes", errors.substr(1));
+  return out;
+}
+
+std::string fmt_us(double us) {
+  char b[32];
+  if (us >= 1e4) std::snprintf(b, sizeof b, "%.2f ms", us / 1e3);
+  else if (us >= 100) std::snprintf(b, sizeof b, "%.1f us", us);
+  else if (us >= 10) std::snprintf(b, sizeof b, "%.2f us", us);
+  else std::snprintf(b, sizeof b, "%.3f us", us);
+  return b;
+}
+
+std::string num(double v, const char* f = "%.6g") {
+  char b[32];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+}  // namespace
+
+int bench(const Argv& argv) {
+  Args args(argv, {"device", "shapes", "out", "plot", "table", "reps", "min-sample-us"}, {});
+  if (args.help()) {
+    std::puts(kHelp);
+    return 0;
+  }
+  if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
+  auto device = parse_device(args.get_or("device", "cpu"));
+  if (!device) throw UsageError("--device: expected cpu or cuda[:N]");
+  const auto shapes = read_shapes(args.required("shapes"));
+  const std::string out = args.required("out");
+  MeasureOptions mo;
+  mo.harness.repetitions = static_cast<int>(args.integer("reps", 7));
+  mo.harness.min_sample_us = args.number("min-sample-us", mo.harness.min_sample_us);
+  if (mo.harness.repetitions < 7) throw UsageError("--reps must be >= 7");
+  if (mo.harness.min_sample_us <= 0) throw UsageError("--min-sample-us must be > 0");
+
+  auto backend = make_backend(*device);
+  auto mdev = make_measure_device(*backend);
+  std::string table_path = args.get_or("table", "");
+  if (table_path.empty()) {
+    const char* env = std::getenv("GEMMROUTE_TABLE");
+    table_path = env && *env ? env : default_table_path(*backend);
+  }
+  std::unique_ptr<Table> table;
+  if (!table_path.empty()) table = std::make_unique<Table>(load_table(table_path, *backend));
+  for (const auto& n : table ? table->notes : std::vector<std::string>{}) {
+    std::printf("note: table %s: %s\n", table_path.c_str(), n.c_str());
+  }
+  const Fingerprint& fp = backend->fingerprint();
+  const std::string vendor(backend->last_resort_vendor().spelling());
+  std::printf("bench: %zu shapes from %s on %s (%s)\n", shapes.size(),
+              args.required("shapes").c_str(), fp.get("device") ? fp.get("device")->c_str() : "?",
+              fp.id().c_str());
+  std::printf("bench: auto selects from %s; vendor is %s\n",
+              table ? table_path.c_str() : "no table (last resort only)", vendor.c_str());
+  std::printf("bench: %s\n", method_line(*mdev, mo).c_str());
+  std::printf("times are medians per call (whole batch); ratios are unitless\n");
+  std::fflush(stdout);
+
+  std::FILE* csv = std::fopen(out.c_str(), "w");
+  if (!csv) throw Error(Errc::invalid_argument, "out", out + ": cannot create");
+  std::fprintf(csv, "# gemmroute-bench 1\n");
+  for (const auto& [k, v] : fp.fields) std::fprintf(csv, "# fingerprint.%s %s\n", k.c_str(), v.c_str());
+  std::fprintf(csv, "# table %s\n# method %s\n# tuner %s\n# date %s\n",
+               table ? table_path.c_str() : "none", method_line(*mdev, mo).c_str(),
+               tuner_version().c_str(), now_utc().c_str());
+  std::fprintf(csv,
+               "shape,dtype,ta,tb,m,n,k,batch,layout,auto_spelling,t_auto_us,auto_spread_pct,"
+               "t_vendor_us,best_spelling,t_best_us,auto_over_best,vendor_over_auto,auto_gflops,"
+               "auto_gbs,status,candidates_us\n");
+  std::fflush(csv);
+
+  install_interrupt_handler();
+  Arena arena;
+  std::vector<double> regrets, speedups;
+  int problems = 0;
+  double total_w = 0;
+  for (const Shape& s : shapes) total_w += 1 + macs_of(s.key) / 1e5;
+  Progress progress("shapes", static_cast<int>(shapes.size()), total_w);
+  double done_w = 0;
+  std::size_t measured = 0;
+  for (std::size_t si = 0; si < shapes.size(); ++si) {
+    const Shape& s = shapes[si];
+    if (interrupted()) {
+      progress.clear();
+      std::printf("bench: interrupted (Ctrl-C) after %zu of %zu shapes\n", si, shapes.size());
+      break;
+    }
+    progress.update(static_cast<int>(si), done_w, s.text);
+    std::string auto_choice;
+    std::vector<LaunchArm> arms;
+    arms.push_back(
+        {"auto",
+         [&](const Problem& p) {
+           try {
+             auto sel = select(p, key_of(p), table.get(), *backend, Overrides{}, nullptr);
+             auto_choice = std::string(sel.candidate->spelling());
+             return Verdict::yes();
+           } catch (const std::exception&) {
+             return Verdict::no("the table's walk found nothing that can run");
+           }
+         },
+         [&](const Problem& p) {
+           // What gemm() does per call after building the problem: validate, key, select, launch.
+           Problem q = p;
+           validate(q);
+           select(q, key_of(q), table.get(), *backend, Overrides{}, nullptr).candidate->launch(q);
+         }});
+    for (const Candidate* c : backend->candidates()) arms.push_back(arm_for(*c));
+    PointReport r;
+    try {
+      r = measure_arms(s.key, arms, *mdev, mo, &arena);
+    } catch (const std::exception& ex) {
+      progress.clear();
+      std::printf("%s: could not measure: %s\n", s.text.c_str(), ex.what());
+      ++problems;
+      done_w += 1 + macs_of(s.key) / 1e5;
+      continue;
+    }
+    done_w += 1 + macs_of(s.key) / 1e5;
+    const ArmResult& a = r.arms[0];
+    const ArmResult* best = nullptr;
+    const ArmResult* vend = nullptr;
+    std::string cands, failures;
+    for (std::size_t i = 1; i < r.arms.size(); ++i) {
+      const ArmResult& c = r.arms[i];
+      if (c.name == vendor) vend = &c;
+      if (c.status == Status::ok) {
+        cands += (cands.empty() ? "" : ";") + c.name + "=" + num(c.stats.median);
+        if (!best || c.stats.median < best->stats.median) best = &c;
+      } else if (c.status != Status::not_runnable) {
+        failures += " " + c.name + " " + std::string(to_string(c.status)) + " (" + c.detail + ")";
+      }
+    }
+    const bool auto_ok = a.status == Status::ok;
+    const bool vendor_ok = vend && vend->status == Status::ok;
+    const double t_auto = auto_ok ? a.stats.median : 0;
+    const double t_vendor = vendor_ok ? vend->stats.median : 0;
+    const double t_best = best ? best->stats.median : 0;
+    const double regret = auto_ok && best ? t_auto / t_best : 0;
+    const double speedup = auto_ok && vendor_ok ? t_vendor / t_auto : 0;
+    const double gflops = auto_ok ? flops_of(s.key) / (t_auto * 1e3) : 0;
+    const double gbs = auto_ok ? bytes_of(s.key) / (t_auto * 1e3) : 0;
+    std::string status = auto_ok ? "ok" : "auto-" + std::string(to_string(a.status));
+    if (!failures.empty()) status += " (candidate failures)";
+    if (auto_ok && best) regrets.push_back(regret);
+    if (auto_ok && vendor_ok) speedups.push_back(speedup);
+    if (auto_ok) ++measured;
+    if (!auto_ok || !failures.empty()) ++problems;
+    const Key& k = s.key;
+    std::fprintf(csv, "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+                 s.text.c_str(), std::string(to_string(k.dtype)).c_str(),
+                 std::string(to_string(k.ta)).c_str(), std::string(to_string(k.tb)).c_str(),
+                 static_cast<long long>(k.m), static_cast<long long>(k.n),
+                 static_cast<long long>(k.k), static_cast<long long>(k.batch),
+                 std::string(to_string(k.layout)).c_str(), auto_choice.c_str(),
+                 auto_ok ? num(t_auto).c_str() : "", auto_ok ? num(a.stats.spread_pct, "%.2f").c_str() : "",
+                 vendor_ok ? num(t_vendor).c_str() : "", best ? best->name.c_str() : "",
+                 best ? num(t_best).c_str() : "", regret > 0 ? num(regret, "%.4f").c_str() : "",
+                 speedup > 0 ? num(speedup, "%.4f").c_str() : "", auto_ok ? num(gflops, "%.4g").c_str() : "",
+                 auto_ok ? num(gbs, "%.4g").c_str() : "", status.c_str(), cands.c_str());
+    std::fflush(csv);
+    progress.clear();
+    if (auto_ok) {
+      std::printf("%-34s auto %-18s %10s (±%.1f%%)  vendor %10s  best %-18s %10s  auto/best %.3f"
+                  "  vendor/auto %.3f  auto %.3g GFLOP/s %.3g GB/s\n",
+                  s.text.c_str(), auto_choice.c_str(), fmt_us(t_auto).c_str(), a.stats.spread_pct,
+                  vendor_ok ? fmt_us(t_vendor).c_str() : "n/a", best ? best->name.c_str() : "n/a",
+                  best ? fmt_us(t_best).c_str() : "n/a", regret, speedup, gflops, gbs);
+    } else {
+      std::printf("%-34s auto (%s) %s: %s\n", s.text.c_str(), auto_choice.c_str(),
+                  std::string(to_string(a.status)).c_str(), a.detail.c_str());
+    }
+    if (!failures.empty()) std::printf("  FAILURES:%s\n", failures.c_str());
+    std::fflush(stdout);
+  }
+  progress.finish();
+  std::fclose(csv);
+  std::printf("bench: wrote %s (%zu shapes measured%s)\n", out.c_str(), measured,
+              problems ? ", some with failures: see FAILURES above" : "");
+  if (auto plot = args.get("plot")) {
+    std::filesystem::create_directories(*plot);
+    const std::string script = std::string(GEMMROUTE_SOURCE_DIR) + "/scripts/plot_bench.py";
+    const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+    const std::string cmd = python + " '" + script + "' '" + out + "' '" + *plot + "'";
+    std::fflush(stdout);
+    if (std::system(cmd.c_str()) != 0) std::printf("bench: plotting failed: %s\n", cmd.c_str());
+  }
+  if (regrets.empty()) {
+    std::printf("bench: measured nothing: no shape has both an auto time and a best time\n");
+    return 1;
+  }
+  std::printf("(regret = t_auto / t_best, speedup = t_vendor / t_auto: ratios of median times)\n");
+  std::printf("regret geomean %.3f p95 %.3f max %.3f | speedup vs vendor geomean %.3f min %.3f | "
+              "shapes %zu\n",
+              geomean(regrets), percentile(regrets, 95),
+              *std::max_element(regrets.begin(), regrets.end()),
+              speedups.empty() ? 0.0 : geomean(speedups),
+              speedups.empty() ? 0.0 : *std::min_element(speedups.begin(), speedups.end()),
+              regrets.size());
+  return problems ? 1 : 0;
+}
+
+}  // namespace gemmroute::cli

@@ -1,0 +1,347 @@
+// gemmroute tune: sweeps a spec's lattice with the shared harness and appends one row per
+// (point, candidate) to a results file; --refine bisects a table's edges. Method:
+// docs/measuring.md; spec format: docs/tuning-spec.md.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "args.hpp"
+#include "core/backend.hpp"
+#include "core/table.hpp"
+#include "gemmroute/error.hpp"
+#include "measure/rank.hpp"
+#include "measure/refine.hpp"
+#include "measure/results.hpp"
+#include "measure/spec.hpp"
+#include "measure_common.hpp"
+#include "progress.hpp"
+#include "verbs.hpp"
+
+namespace gemmroute::cli {
+namespace {
+
+using namespace gemmroute::measure;
+
+constexpr const char* kHelp =
+    "usage: gemmroute tune --device cpu --spec FILE --out RESULTS.csv [--resume]\n"
+    "                      [--budget-minutes N] [--refine TABLE [--margin 0.03]]\n"
+    "\n"
+    "Times every candidate at every point of the spec's lattice (docs/tuning-spec.md) with the\n"
+    "shared harness (docs/measuring.md) and appends one CSV row per (point, candidate): key,\n"
+    "spelling, median, spread, repetitions, status. Rows are flushed one by one: Ctrl-C stops\n"
+    "after the current point and loses nothing written.\n"
+    "\n"
+    "  --resume            continue RESULTS.csv: skip the (point, candidate) pairs it has;\n"
+    "                      refused when it was measured on another device fingerprint\n"
+    "  --budget-minutes N  stop cleanly before starting a point once N minutes have passed\n"
+    "  --refine TABLE      edge refinement instead of the lattice: where neighbouring rows of\n"
+    "                      TABLE have different winners, measure the log-midpoint and bisect\n"
+    "                      until the spec's refine-ratio; new rows (marked `refined`) go into\n"
+    "                      TABLE and their measurements into RESULTS.csv\n"
+    "  --margin X          tie-rule margin for ranking refined points (default 0.03)\n"
+    "  --sample N          measure only every N-th point and project the full run's time\n"
+    "                      (use a throwaway --out; for sizing specs)\n"
+    "\n"
+    "Then: gemmroute table build RESULTS.csv --out TABLE";
+
+struct Session {
+  const Backend* backend = nullptr;
+  MeasureDevice* device = nullptr;
+  const Spec* spec = nullptr;
+  std::vector<const Candidate*> candidates;
+  ResultsWriter writer;
+  Arena arena;
+  DoneSet done;
+  std::map<std::string, std::vector<ResultRow>> previous;  // key -> rows already in the file
+  int ok = 0, failed = 0, error = 0, not_runnable = 0;
+};
+
+// Rough relative cost of a point, for the ETA only (calibrated by the elapsed time).
+double weight(const Key& key, const Spec& spec, std::size_t arms, std::int64_t cache) {
+  const double call_us = 1.0 + macs_of(key) / 4000.0;
+  const auto& h = spec.measure.harness;
+  const double timing = static_cast<double>(arms) * (h.repetitions + 2) *
+                        std::max(h.min_sample_us, call_us) + static_cast<double>(arms) * h.warmup_us;
+  const double setup = 3.0 * static_cast<double>(std::max<std::int64_t>(cache, set_bytes(key))) /
+                       1000.0;  // ~1 GB/s fill
+  const double check = static_cast<double>(arms) * std::min(macs_of(key), spec.measure.check_macs) /
+                       50.0 * (is_complex(key.dtype) ? 4 : 1);
+  return timing + setup + check;
+}
+
+std::string describe_point(const Key& k) { return to_string(k); }
+
+// Measures the candidates of `key` not yet in the file; writes and returns their rows.
+std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin, Progress* progress) {
+  std::vector<LaunchArm> arms;
+  for (const Candidate* c : s.candidates) {
+    if (!is_done(s.done, key, c->spelling())) arms.push_back(arm_for(*c));
+  }
+  std::vector<ResultRow> rows;
+  if (arms.empty()) return rows;
+  PointReport report;
+  try {
+    report = measure_arms(key, arms, *s.device, s.spec->measure, &s.arena);
+  } catch (const std::exception& ex) {
+    for (const LaunchArm& a : arms) {
+      ArmResult r;
+      r.name = a.name;
+      r.status = Status::error;
+      r.detail = std::string("could not measure the point: ") + ex.what();
+      report.arms.push_back(r);
+    }
+  }
+  for (const ArmResult& a : report.arms) {
+    ResultRow r;
+    r.key = key;
+    r.spelling = a.name;
+    r.status = a.status;
+    r.origin = origin;
+    r.detail = a.detail;
+    if (a.status == Status::ok) {
+      r.median_us = a.stats.median;
+      r.spread_pct = a.stats.spread_pct;
+      r.repetitions = a.stats.count;
+    }
+    s.writer.write(r);
+    s.done.emplace(to_string(key), r.spelling);
+    switch (a.status) {
+      case Status::ok: ++s.ok; break;
+      case Status::failed: ++s.failed; break;
+      case Status::error: ++s.error; break;
+      case Status::not_runnable: ++s.not_runnable; break;
+    }
+    if (a.status == Status::failed || a.status == Status::error) {
+      if (progress) progress->clear();
+      std::printf("%s: %s %s at %s: %s\n", a.status == Status::failed ? "FAILED" : "ERROR",
+                  a.name.c_str(), a.status == Status::failed ? "gave a wrong result" : "threw",
+                  to_string(key).c_str(), a.detail.c_str());
+      std::fflush(stdout);
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::string counts(const Session& s) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "rows written %d: ok %d, failed %d, error %d, not runnable %d",
+                s.writer.written(), s.ok, s.failed, s.error, s.not_runnable);
+  return buf;
+}
+
+int run_lattice(Session& s, const std::string& out, double budget_s, std::int64_t sample) {
+  auto points = lattice(*s.spec);
+  const std::size_t full = points.size();
+  if (sample > 1) {
+    std::vector<Key> every;
+    for (std::size_t i = 0; i < points.size(); i += static_cast<std::size_t>(sample)) {
+      every.push_back(points[i]);
+    }
+    points = std::move(every);
+  }
+  std::vector<std::string> spellings;
+  for (const Candidate* c : s.candidates) spellings.emplace_back(c->spelling());
+  const std::vector<Key> todo = pending(points, spellings, s.done);
+  std::printf("tune: %zu points x %zu candidates in %s; %zu points already in %s; %zu to measure\n",
+              points.size(), s.candidates.size(), s.spec->path.c_str(),
+              points.size() - todo.size(), out.c_str(), todo.size());
+  std::fflush(stdout);
+  if (todo.empty()) {
+    std::printf("tune: measured nothing: every point of the spec is already in %s\n", out.c_str());
+    return 0;
+  }
+  std::vector<double> w;
+  double total_w = 0;
+  for (const Key& k : todo) {
+    w.push_back(weight(k, *s.spec, s.candidates.size(), s.device->cache_bytes()));
+    total_w += w.back();
+  }
+  Progress progress("points", static_cast<int>(todo.size()), total_w);
+  double done_w = 0;
+  std::size_t i = 0;
+  std::string stop_reason;
+  for (; i < todo.size(); ++i) {
+    if (interrupted()) {
+      stop_reason = "interrupted (Ctrl-C)";
+      break;
+    }
+    if (budget_s > 0 && progress.elapsed_s() >= budget_s) {
+      stop_reason = "time budget of " + format_duration(budget_s) + " reached";
+      break;
+    }
+    progress.update(static_cast<int>(i), done_w, describe_point(todo[i]));
+    measure_point(s, todo[i], Origin::measured, &progress);
+    done_w += w[i];
+  }
+  progress.update(static_cast<int>(i), done_w, stop_reason.empty() ? "done" : "stopped");
+  progress.finish();
+  std::fputc('\n', stderr);
+  if (!stop_reason.empty()) {
+    std::printf("tune: %s after %zu of %zu points (%s); %zu points not measured; continue with\n"
+                "      the same command and --resume\n",
+                stop_reason.c_str(), i, todo.size(), format_duration(progress.elapsed_s()).c_str(),
+                todo.size() - i);
+  }
+  std::printf("tune: measured %zu points in %s; %s; results in %s\n", i,
+              format_duration(progress.elapsed_s()).c_str(), counts(s).c_str(), out.c_str());
+  if (sample > 1 && i > 0) {
+    std::printf("tune: sampled every %lld-th point: projected time for all %zu points of the "
+                "spec: %s (%.0f s)\n",
+                static_cast<long long>(sample), full,
+                format_duration(progress.elapsed_s() * static_cast<double>(full) / i).c_str(),
+                progress.elapsed_s() * static_cast<double>(full) / static_cast<double>(i));
+  }
+  if (i == 0) std::printf("tune: measured nothing\n");
+  return stop_reason.empty() ? 0 : 3;
+}
+
+int run_refine(Session& s, const std::string& table_path, double margin, const std::string& out) {
+  Table table = load_table(table_path, *s.backend);
+  if (!table.notes.empty()) {
+    for (const auto& n : table.notes) std::printf("note: %s\n", n.c_str());
+    throw Error(Errc::invalid_argument, "refine",
+                table_path + " was measured on another device fingerprint (notes above); refine "
+                             "a table measured here");
+  }
+  std::vector<std::string> order;
+  for (const Candidate* c : s.backend->candidates()) order.emplace_back(c->spelling());
+  RefineOptions o;
+  o.ratio = s.spec->refine_ratio;
+  o.max_points = s.spec->refine_max_points;
+  o.margin = margin;
+  o.stop = [] { return interrupted(); };
+  const auto edges = find_edges(table);
+  std::printf("refine: %zu edges between neighbouring rows of %s with different winners; "
+              "bisecting to a ratio of %.3g, at most %d points\n",
+              edges.size(), table_path.c_str(), o.ratio, o.max_points);
+  std::fflush(stdout);
+  Progress progress("refined points (upper bound)", o.max_points, o.max_points);
+  int n = 0;
+  Measurer measurer = [&](const Key& key) {
+    progress.update(n, n, describe_point(key));
+    std::vector<ResultRow> rows;
+    auto it = s.previous.find(to_string(key));
+    if (it != s.previous.end()) rows = it->second;  // measured by an interrupted refine
+    auto fresh = measure_point(s, key, Origin::refined, &progress);
+    rows.insert(rows.end(), fresh.begin(), fresh.end());
+    ++n;
+    return rows;
+  };
+  RefineReport report = refine(table, order, measurer, o);
+  progress.finish();
+  // Write the table back (atomically) with its new rows.
+  const std::string tmp = table_path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    std::string text = write_table(table);
+    f << text;
+    if (!f) throw Error(Errc::invalid_argument, "refine", tmp + ": cannot write");
+  }
+  std::filesystem::rename(tmp, table_path);
+  std::printf("refine: %d edges; measured %d points, added %zu refined rows to %s; %d brackets "
+              "left wider than %.3g%s; %s; results in %s\n",
+              report.edges, report.measured, report.added.size(), table_path.c_str(),
+              report.unresolved, o.ratio, report.stopped ? " (interrupted)" : "",
+              counts(s).c_str(), out.c_str());
+  if (report.measured == 0) std::printf("refine: measured nothing\n");
+  return report.stopped ? 3 : 0;
+}
+
+}  // namespace
+
+int tune(const Argv& argv) {
+  Args args(argv, {"device", "spec", "out", "budget-minutes", "refine", "margin", "sample"},
+            {"resume"});
+  if (args.help()) {
+    std::puts(kHelp);
+    return 0;
+  }
+  if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
+  auto device = parse_device(args.get_or("device", "cpu"));
+  if (!device) throw UsageError("--device: expected cpu or cuda[:N]");
+  const Spec spec = read_spec(args.required("spec"));
+  const std::string out = args.required("out");
+  const double budget_min = args.number("budget-minutes", 0);
+  const double margin = args.number("margin", 0.03);
+  if (budget_min < 0) throw UsageError("--budget-minutes must be >= 0");
+  if (margin < 0 || margin >= 1) throw UsageError("--margin must be in [0, 1)");
+  const bool refining = args.get("refine").has_value();
+
+  auto backend = make_backend(*device);
+  auto mdev = make_measure_device(*backend);
+  Session s;
+  s.backend = backend.get();
+  s.device = mdev.get();
+  s.spec = &spec;
+  if (spec.candidates.empty()) {
+    for (const Candidate* c : backend->candidates()) s.candidates.push_back(c);
+  } else {
+    for (const std::string& sp : spec.candidates) {
+      const Candidate* c = backend->find(sp);
+      if (!c) {
+        throw Error(Errc::invalid_argument, "spec",
+                    spec.path + ": candidate '" + sp + "' is not one of the " +
+                        std::string(backend->name()) + " backend's");
+      }
+      s.candidates.push_back(c);
+    }
+  }
+
+  const Fingerprint& fp = backend->fingerprint();
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(out, ec);
+  if (exists) {
+    if (!args.flag("resume") && !refining) {
+      throw UsageError(out + " exists: pass --resume to continue it, or choose another --out");
+    }
+    Results prev = read_results(out);
+    auto bad = fingerprint_mismatch(prev.fingerprint, fp);
+    if (!bad.empty()) {
+      std::string why;
+      for (const auto& f : bad) {
+        const std::string* a = prev.fingerprint.get(f);
+        const std::string* b = fp.get(f);
+        why += "\n  fingerprint." + f + ": '" + (a ? *a : "(none)") + "' in the file, '" +
+               (b ? *b : "(none)") + "' here";
+      }
+      throw Error(Errc::invalid_argument, "resume",
+                  out + " was measured on another device; refusing to mix measurements:" + why);
+    }
+    if (const std::string* sp = prev.meta_field("spec"); sp && *sp != spec.describe()) {
+      std::printf("note: %s was started with spec %s; continuing with %s\n", out.c_str(),
+                  sp->c_str(), spec.describe().c_str());
+    }
+    if (prev.truncated_tail) {
+      std::printf("note: dropping an unfinished last line of %s (interrupted write)\n",
+                  out.c_str());
+    }
+    s.done = done_pairs(prev);
+    for (const ResultRow& r : prev.rows) s.previous[to_string(r.key)].push_back(r);
+    s.writer.append(out, prev.complete_bytes,
+                    std::string(refining ? "refine" : "resumed") + " " + now_utc() + " " +
+                        spec.describe());
+    std::printf("tune: resuming %s: %zu rows already measured\n", out.c_str(), prev.rows.size());
+  } else {
+    std::vector<std::pair<std::string, std::string>> meta = {
+        {"method", method_line(*mdev, spec.measure)},
+        {"spec", spec.describe()},
+        {"tuner", tuner_version()},
+        {"started", now_utc()},
+        {"clocks", mdev->clocks().empty() ? "not readable" : mdev->clocks()},
+    };
+    s.writer.create(out, results_header(fp, meta));
+  }
+  std::printf("tune: device %s (%s); %s\n", fp.get("device") ? fp.get("device")->c_str() : "?",
+              fp.id().c_str(), method_line(*mdev, spec.measure).c_str());
+  std::fflush(stdout);
+  install_interrupt_handler();
+  if (refining) return run_refine(s, *args.get("refine"), margin, out);
+  const std::int64_t sample = args.integer("sample", 1);
+  if (sample < 1) throw UsageError("--sample must be >= 1");
+  return run_lattice(s, out, budget_min * 60.0, sample);
+}
+
+}  // namespace gemmroute::cli
