@@ -1,6 +1,8 @@
 // Table parsing, validation, writing and nearest-row look-up. Format: docs/table-format.md.
 #include "core/table.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -163,10 +165,19 @@ const std::string* Table::header_field(std::string_view key) const {
 }
 
 void Table::index() {
+  static std::atomic<std::uint64_t> next_id{1};
+  index_id = next_id.fetch_add(1, std::memory_order_relaxed);
   for (auto& b : buckets) b.clear();
   for (std::uint32_t i = 0; i < rows.size(); ++i) {
     const Key& k = rows[i].key;
-    buckets[bucket_of(k.dtype, k.ta, k.tb, k.layout)].push_back(i);
+    buckets[bucket_of(k.dtype, k.ta, k.tb, k.layout)].push_back(
+        {i, {log2_clamped(k.m), log2_clamped(k.n), log2_clamped(k.k), log2_clamped(k.batch)}});
+  }
+  for (auto& b : buckets) {
+    std::sort(b.begin(), b.end(), [](const Indexed& x, const Indexed& y) {
+      return x.log2_sizes[0] < y.log2_sizes[0] ||
+             (x.log2_sizes[0] == y.log2_sizes[0] && x.row < y.row);
+    });
   }
 }
 
@@ -431,15 +442,72 @@ double key_distance(const Key& a, const Key& b) noexcept {
          std::abs(log2_clamped(a.batch) - log2_clamped(b.batch));
 }
 
-Nearest nearest_row(const Table& table, const Key& key) noexcept {
+namespace {
+
+Nearest scan_nearest(const Table& table, const Key& key) noexcept {
   Nearest best;
-  for (std::uint32_t i : table.buckets[bucket_of(key.dtype, key.ta, key.tb, key.layout)]) {
-    const Row& r = table.rows[i];
-    double d = key_distance(key, r.key);
+  const double lm = log2_clamped(key.m), ln = log2_clamped(key.n), lk = log2_clamped(key.k),
+               lb = log2_clamped(key.batch);
+  const auto& bucket = table.buckets[bucket_of(key.dtype, key.ta, key.tb, key.layout)];
+  auto consider = [&](const Table::Indexed& x) {
+    const Row& r = table.rows[x.row];
+    // The same sum, in the same order, as key_distance.
+    const double d = std::abs(lm - x.log2_sizes[0]) + std::abs(ln - x.log2_sizes[1]) +
+                     std::abs(lk - x.log2_sizes[2]) + std::abs(lb - x.log2_sizes[3]);
     auto lex = [](const Key& k) { return std::tie(k.m, k.n, k.k, k.batch); };
     if (!best.row || d < best.distance || (d == best.distance && lex(r.key) < lex(best.row->key))) {
       best = {&r, d};
     }
+  };
+  // The bucket is sorted by log2 m, and |log2 m - row's| alone bounds the distance from below:
+  // walk outwards from the key's m and stop each way once that bound exceeds the best
+  // distance (rows at an equal bound may still tie, so they are visited).
+  auto mid =
+      std::lower_bound(bucket.begin(), bucket.end(), lm,
+                       [](const Table::Indexed& x, double v) { return x.log2_sizes[0] < v; });
+  for (auto it = mid; it != bucket.end(); ++it) {
+    if (best.row && it->log2_sizes[0] - lm > best.distance) break;
+    consider(*it);
+  }
+  for (auto it = mid; it != bucket.begin();) {
+    --it;
+    if (best.row && lm - it->log2_sizes[0] > best.distance) break;
+    consider(*it);
+  }
+  return best;
+}
+
+// Direct-mapped, per thread: 64 slots of (table index id, key) -> (row, distance).
+struct Memo {
+  std::uint64_t table_id = 0;  // 0: empty
+  Key key;
+  std::uint32_t row = 0;  // index into rows (not a pointer: copies of a table share the id)
+  bool found = false;
+  double distance = 0;
+};
+
+std::size_t memo_slot(const Key& k) noexcept {
+  std::uint64_t h = static_cast<std::uint64_t>(k.dtype) * 0x9E3779B97F4A7C15ull;
+  for (std::uint64_t v :
+       {std::uint64_t(k.ta), std::uint64_t(k.tb), std::uint64_t(k.layout), std::uint64_t(k.m),
+        std::uint64_t(k.n), std::uint64_t(k.k), std::uint64_t(k.batch)}) {
+    h = (h ^ v) * 0x100000001B3ull;
+  }
+  return static_cast<std::size_t>(h >> 58);  // 64 slots
+}
+
+}  // namespace
+
+Nearest nearest_row(const Table& table, const Key& key) noexcept {
+  thread_local std::array<Memo, 64> memo;
+  Memo& slot = memo[memo_slot(key)];
+  if (table.index_id != 0 && slot.table_id == table.index_id && slot.key == key) {
+    return {slot.found ? &table.rows[slot.row] : nullptr, slot.distance};
+  }
+  Nearest best = scan_nearest(table, key);
+  if (table.index_id != 0) {
+    const auto row = best.row ? static_cast<std::uint32_t>(best.row - table.rows.data()) : 0u;
+    slot = {table.index_id, key, row, best.row != nullptr, best.distance};
   }
   return best;
 }

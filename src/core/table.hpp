@@ -54,8 +54,15 @@ struct Table {
   std::vector<Row> rows;
   std::vector<std::string> notes;  // load-time reports (fingerprint mismatches), for the log
 
-  // Rows by (dtype, ta, tb, layout), filled by index().
-  std::array<std::vector<std::uint32_t>, 4 * 3 * 3 * 2> buckets;
+  // Rows by (dtype, ta, tb, layout) with log2 of their sizes, filled by index(): the look-up
+  // then costs four log2 per call and a few adds per row.
+  struct Indexed {
+    std::uint32_t row;
+    std::array<double, 4> log2_sizes;  // m, n, k, batch
+  };
+  std::array<std::vector<Indexed>, 4 * 3 * 3 * 2> buckets;
+  // Unique per index() call: look-ups memoise per thread under this id (see nearest_row).
+  std::uint64_t index_id = 0;
   void index();
 
   const std::string* header_field(std::string_view key) const;
@@ -76,7 +83,8 @@ std::string format_entry(const Entry& entry);  // "cpu.small@12.1us±0.8%"
 
 // The nearest row: L1 distance over log2 of m, n, k, batch (each clamped to >= 1), ties to the
 // row whose (m, n, k, batch) is lexicographically smallest. nullptr when no row has the exact
-// dtype, forms and layout.
+// dtype, forms and layout. A pure function of (table, key), memoised in a small per-thread
+// cache (no allocation, no lock), so a repeated shape costs a hash probe, not a scan.
 struct Nearest {
   const Row* row = nullptr;
   double distance = 0;

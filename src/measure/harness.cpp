@@ -10,6 +10,8 @@ std::vector<std::size_t> arm_order(std::size_t arms, int repetition) {
   for (std::size_t i = 0; i < arms; ++i) {
     order[i] = (static_cast<std::size_t>(repetition) + i) % arms;
   }
+  // Odd repetitions run backwards, so an arm does not always follow the same neighbour.
+  if (repetition % 2 == 1) std::reverse(order.begin(), order.end());
   return order;
 }
 
@@ -45,6 +47,10 @@ std::vector<ArmTiming> time_arms(std::span<const Arm> arms, const HarnessOptions
   }
   for (int r = 0; r < o.repetitions; ++r) {
     for (std::size_t a : arm_order(arms.size(), r)) {
+      // One untimed lead-in call: what the previous arm left behind (sleeping threads, cold
+      // code) is paid here, not inside the sample.
+      arms[a].run(next_set);
+      next_set = next_set + 1 == sets ? 0 : next_set + 1;
       const double t = batch(arms[a], out[a].calls_per_sample);
       out[a].samples_us.push_back(t / static_cast<double>(out[a].calls_per_sample));
     }

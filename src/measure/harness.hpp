@@ -42,7 +42,8 @@ struct ArmTiming {
 std::vector<ArmTiming> time_arms(std::span<const Arm> arms, const HarnessOptions& options,
                                  TimingSource& clock);
 
-// The order the arms run in repetition r (exposed for tests and docs).
+// The order the arms run in repetition r: rotated by r, and reversed when r is odd (exposed
+// for tests and docs).
 std::vector<std::size_t> arm_order(std::size_t arms, int repetition);
 
 }  // namespace gemmroute::measure

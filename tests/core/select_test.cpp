@@ -1,6 +1,9 @@
 // Selection: a fixture table plus a problem yields the expected spelling.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <tuple>
+
 #include "core/backend.hpp"
 #include "core/select.hpp"
 #include "core/table.hpp"
@@ -182,6 +185,47 @@ TEST_F(SelectTest, ExplainPrintsTheWalkAndTheChoiceLast) {
       << text;
   EXPECT_NE(text.find("skipped: max(m, n, k) > 16"), std::string::npos) << text;
   EXPECT_EQ(text.substr(text.rfind("choice:")), "choice: openblas\n");
+}
+
+// The look-up prunes and memoises; it must equal a plain scan of every row, hit or miss, and
+// a re-indexed or copied table must never see another table's memo.
+TEST_F(SelectTest, LookUpEqualsAPlainScanOfEveryRow) {
+  std::mt19937_64 rng(17);
+  std::uniform_int_distribution<std::int64_t> size(1, 600), batch(1, 3000);
+  auto brute = [&](const Table& t, const Key& key) {
+    Nearest best;
+    for (const Row& r : t.rows) {
+      if (r.key.dtype != key.dtype || r.key.ta != key.ta || r.key.tb != key.tb ||
+          r.key.layout != key.layout) {
+        continue;
+      }
+      double d = key_distance(key, r.key);
+      auto lex = [](const Key& k) { return std::tie(k.m, k.n, k.k, k.batch); };
+      if (!best.row || d < best.distance ||
+          (d == best.distance && lex(r.key) < lex(best.row->key))) {
+        best = {&r, d};
+      }
+    }
+    return best;
+  };
+  Table copy = table_;
+  for (int i = 0; i < 2000; ++i) {
+    Key key{Scalar::f32, Op::N, Op::N, Layout::packed, size(rng), size(rng), size(rng),
+            batch(rng)};
+    if (i % 3 == 0) key = {Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 32};  // a tie
+    for (const Table* t : {&table_, &copy, &table_}) {
+      Nearest want = brute(*t, key), got = nearest_row(*t, key);
+      ASSERT_EQ(got.row, want.row) << to_string(key);
+      ASSERT_EQ(got.distance, want.distance);
+    }
+  }
+  // Change the table and index again: the old memo must not answer.
+  Key key{Scalar::f32, Op::N, Op::N, Layout::packed, 8, 8, 8, 1000};
+  ASSERT_EQ(nearest_row(table_, key).row->key.m, 8);
+  table_.rows.erase(table_.rows.begin());  // the 8^3 x 1000 row
+  table_.index();
+  EXPECT_EQ(nearest_row(table_, key).row, brute(table_, key).row);
+  EXPECT_NE(nearest_row(table_, key).row->key.m, 8);
 }
 
 TEST_F(SelectTest, FingerprintMismatchIsReported) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "fakes.hpp"
 #include "measure/harness.hpp"
@@ -12,11 +13,19 @@ namespace {
 
 using testing::FakeClock;
 
-TEST(Harness, ArmOrderRotatesEachRepetition) {
+TEST(Harness, ArmOrderRotatesEachRepetitionAndAlternatesDirection) {
   EXPECT_EQ(arm_order(3, 0), (std::vector<std::size_t>{0, 1, 2}));
-  EXPECT_EQ(arm_order(3, 1), (std::vector<std::size_t>{1, 2, 0}));
+  EXPECT_EQ(arm_order(3, 1), (std::vector<std::size_t>{0, 2, 1}));
   EXPECT_EQ(arm_order(3, 2), (std::vector<std::size_t>{2, 0, 1}));
-  EXPECT_EQ(arm_order(3, 3), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(arm_order(3, 3), (std::vector<std::size_t>{2, 1, 0}));
+  // Over a full cycle every arm follows both of its neighbours, not always the same one.
+  const std::size_t n = 5;
+  std::map<std::size_t, std::set<std::size_t>> before;
+  for (int r = 0; r < 2 * static_cast<int>(n); ++r) {
+    auto o = arm_order(n, r);
+    for (std::size_t i = 1; i < n; ++i) before[o[i]].insert(o[i - 1]);
+  }
+  for (std::size_t a = 0; a < n; ++a) EXPECT_EQ(before[a].size(), 2u) << a;
 }
 
 TEST(Harness, InterleavesArmsAndEachLeadsInTurn) {
@@ -38,7 +47,9 @@ TEST(Harness, InterleavesArmsAndEachLeadsInTurn) {
   // The last 21 runs are the 7 repetitions of 3 arms (no two neighbours share an arm).
   for (const auto& a : t) EXPECT_EQ(a.samples_us.size(), 7u);
   ASSERT_GE(log.size(), 21u);
-  const std::vector<std::string> want = {"a", "b", "c", "b", "c", "a", "c", "a", "b"};
+  // Repetitions 0, 1, 2: a b c, then a c b reversed from b c a, then c a b. (Each sample's
+  // untimed lead-in call belongs to the same run of its arm.)
+  const std::vector<std::string> want = {"a", "b", "c", "a", "c", "b", "c", "a", "b"};
   for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(log[log.size() - 21 + i], want[i]) << i;
 }
 
