@@ -42,10 +42,8 @@ void run(Context& ctx, Problem& p, const Options& options, bool swapped) {
 }  // namespace
 
 template <class T>
-void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
-          T alpha, const T* a, std::int64_t lda, std::int64_t stride_a, const T* b,
-          std::int64_t ldb, std::int64_t stride_b, T beta, T* c, std::int64_t ldc,
-          std::int64_t stride_c, std::int64_t batch, const Options& options) {
+Problem sized_problem(Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                      std::int64_t batch, T alpha, T beta) {
   Problem p;
   p.dtype = scalar_of_v<T>;
   p.ta = ta;
@@ -56,6 +54,15 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
   p.batch = batch;
   p.alpha = std::complex<double>(alpha);
   p.beta = std::complex<double>(beta);
+  return p;
+}
+
+template <class T>
+void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
+          T alpha, const T* a, std::int64_t lda, std::int64_t stride_a, const T* b,
+          std::int64_t ldb, std::int64_t stride_b, T beta, T* c, std::int64_t ldc,
+          std::int64_t stride_c, std::int64_t batch, const Options& options) {
+  Problem p = sized_problem(ta, tb, m, n, k, batch, alpha, beta);
   p.a = {a, nullptr, lda, stride_a};
   p.b = {b, nullptr, ldb, stride_b};
   p.c = {c, nullptr, ldc, stride_c};
@@ -68,29 +75,11 @@ template <class T>
 void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
           T alpha, const T* const* a, std::int64_t lda, const T* const* b, std::int64_t ldb, T beta,
           T* const* c, std::int64_t ldc, std::int64_t batch, const Options& options) {
-  Problem p;
-  p.dtype = scalar_of_v<T>;
-  p.ta = ta;
-  p.tb = tb;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.batch = batch;
-  p.alpha = std::complex<double>(alpha);
-  p.beta = std::complex<double>(beta);
-  // A null array stays null so validation can name it; the kernels read entries only.
+  Problem p = sized_problem(ta, tb, m, n, k, batch, alpha, beta);
+  // Null arrays stay null so validation names them.
   p.a = {nullptr, reinterpret_cast<const void* const*>(a), lda, 0};
   p.b = {nullptr, reinterpret_cast<const void* const*>(b), ldb, 0};
   p.c = {nullptr, reinterpret_cast<const void* const*>(c), ldc, 0};
-  if (c == nullptr) {
-    // Keep the pointer-array form even when the caller passed no C array; validation will
-    // reject it if C is needed.
-    static const void* const kNone[1] = {nullptr};
-    p.c.array = kNone;
-    if (m > 0 && n > 0 && batch > 0) {
-      throw Error(Errc::invalid_argument, "c", "argument 'c': null pointer array");
-    }
-  }
   const bool swapped = order == Order::row_major;
   if (swapped) swap_for_row_major(p);
   run(ctx, p, options, swapped);

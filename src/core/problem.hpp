@@ -33,7 +33,7 @@ struct Problem {
   std::complex<double> alpha{1.0, 0.0}, beta{0.0, 0.0};  // exact for every scalar type
   Operand a, b, c;
 
-  bool pointer_array() const noexcept { return c.array != nullptr; }
+  bool pointer_array() const noexcept { return a.array || b.array || c.array; }
   std::int64_t rows_a() const noexcept { return ta == Op::N ? m : k; }
   std::int64_t cols_a() const noexcept { return ta == Op::N ? k : m; }
   std::int64_t rows_b() const noexcept { return tb == Op::N ? k : n; }

@@ -182,6 +182,14 @@ TEST(GemmSemantics, PointerArrayWithANullEntryIsNamed) {
     EXPECT_NE(std::string(e.what()).find("item 1"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(test::same_bytes(o.c, before));
+  try {
+    const float* as_ok[] = {o.a.data(), o.a.data() + 15};
+    gemm<float>(ctx, Op::N, Op::N, o.m, o.n, o.k, 1.0f, as_ok, o.m, bs, o.k, 0.0f, nullptr, o.m,
+                2);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.argument(), "c");
+  }
 }
 
 TEST(GemmGrouped, MixedItemsAreCorrectAndAnInvalidItemWritesNothing) {
