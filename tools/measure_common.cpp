@@ -22,7 +22,7 @@ std::string method_line(const measure::MeasureDevice& d, const measure::MeasureO
       buf, sizeof buf,
       "%s; warm-up >= %.3g ms per arm; operands rotated over >= %.3gx the %.3g MiB cache "
       "(%s); arms interleaved in one process, order rotated each repetition and reversed on odd ones, an untimed lead-in call before each sample; median of %d "
-      "repetitions, each >= %.3g us of back-to-back calls; spread = (max - min) / median; each "
+      "repetitions, each >= %.3g us of back-to-back calls; spread = interquartile range / median; each "
       "arm checked once per point against the long-double reference (<= %.3g multiply-adds "
       "sampled); random full-mantissa operands, nonzero alpha and beta",
       d.clock_name().c_str(), o.harness.warmup_us / 1000.0, o.operands.rotation_factor,

@@ -93,7 +93,7 @@ int build(const Argv& argv) {
   comment.append(o.source).append(" --margin ").append(margin);
   if (o.generic) comment.append(" --generic");
   comment.append("`. Entries: spelling@median\xC2\xB1spread,\n");
-  comment.append("# medians in time per call (whole batch), spread (max - min) / median.\n");
+  comment.append("# medians in time per call (whole batch), spread interquartile range / median.\n");
   text.insert(nl, comment);
   // What we write must load: parse and validate before touching the output file.
   std::vector<Diagnostic> diags;

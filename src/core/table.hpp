@@ -26,7 +26,7 @@ struct Entry {
   std::string spelling;
   bool timed = false;
   double median_us = 0;   // microseconds per call (whole batch)
-  double spread_pct = 0;  // (max - min) / median of the repetitions, in percent
+  double spread_pct = 0;  // interquartile range / median of the repetitions, in percent
   int column = 0;         // 1-based, for messages
   // Filled by validation against a backend:
   const Candidate* candidate = nullptr;

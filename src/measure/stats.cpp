@@ -20,7 +20,16 @@ Stats summarize(std::span<const double> samples) {
   auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
   s.min = *lo;
   s.max = *hi;
-  s.spread_pct = s.median > 0 ? 100.0 * (s.max - s.min) / s.median : 0.0;
+  // Quartiles by linear interpolation between order statistics (h = (n - 1) p).
+  std::vector<double> v(samples.begin(), samples.end());
+  std::sort(v.begin(), v.end());
+  auto quantile = [&](double p) {
+    const double h = p * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(h);
+    const double f = h - static_cast<double>(i);
+    return i + 1 < v.size() ? v[i] + f * (v[i + 1] - v[i]) : v[i];
+  };
+  s.spread_pct = s.median > 0 ? 100.0 * (quantile(0.75) - quantile(0.25)) / s.median : 0.0;
   return s;
 }
 

@@ -10,7 +10,9 @@ namespace gemmroute::measure {
 struct Stats {
   double median = 0;      // of the samples (mean of the middle two for an even count)
   double min = 0, max = 0;
-  double spread_pct = 0;  // (max - min) / median, in percent: the table's "±" figure
+  // Interquartile range over the median, in percent: the table's "±" figure. Robust to one
+  // outlier at either end of seven samples (a preemption), which max - min is not.
+  double spread_pct = 0;
   int count = 0;
 };
 

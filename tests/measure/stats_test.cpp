@@ -19,18 +19,20 @@ TEST(Stats, MedianOfEvenCountIsTheMeanOfTheMiddleTwo) {
   EXPECT_DOUBLE_EQ(summarize(v).median, 2.5);
 }
 
-TEST(Stats, SpreadIsMaxMinusMinOverMedianInPercent) {
-  std::vector<double> v = {10, 9, 11, 10, 10, 10, 10};
-  EXPECT_DOUBLE_EQ(summarize(v).spread_pct, 20.0);
+TEST(Stats, SpreadIsTheInterquartileRangeOverTheMedianInPercent) {
+  // Sorted 9..15: quartiles at positions 1.5 and 4.5 are 10.5 and 13.5; median 12.
+  std::vector<double> v = {15, 9, 11, 10, 13, 12, 14};
+  EXPECT_DOUBLE_EQ(summarize(v).spread_pct, 25.0);
   std::vector<double> same(7, 3.0);
   EXPECT_DOUBLE_EQ(summarize(same).spread_pct, 0.0);
 }
 
-TEST(Stats, OneOutlierMovesTheSpreadNotTheMedian) {
+TEST(Stats, OneOutlierMovesNeitherTheMedianNorTheSpread) {
   std::vector<double> v = {10, 10, 10, 10, 10, 10, 1000};
   Stats s = summarize(v);
   EXPECT_DOUBLE_EQ(s.median, 10);
-  EXPECT_DOUBLE_EQ(s.spread_pct, 9900);
+  EXPECT_DOUBLE_EQ(s.spread_pct, 0);
+  EXPECT_DOUBLE_EQ(s.max, 1000);  // still recorded
 }
 
 TEST(Stats, EmptySamplesGiveZeroCount) {
