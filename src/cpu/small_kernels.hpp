@@ -6,7 +6,7 @@
 
 namespace gemmroute::cpu {
 
-inline constexpr std::int64_t kSmallMax = 16;  // the largest bucket for m, n and k
+inline constexpr std::int64_t kSmallMax = 16;  // the largest m, n and k cpu.small runs
 
 // Runs the whole batch; the problem must have max(m, n, k) <= kSmallMax, alpha != 0, k > 0.
 void small_gemm(const Problem& problem);

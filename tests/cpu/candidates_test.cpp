@@ -27,7 +27,7 @@ std::vector<Op> forms(Scalar s) {
   return is_complex(s) ? std::vector<Op>{Op::N, Op::T, Op::C} : std::vector<Op>{Op::N, Op::T};
 }
 
-// Sizes from the kernels' own edges: 1, the cpu.small buckets (4, 8, 16) and their
+// Sizes from the kernels' own edges: 1, cpu.small's vector widths and limit (4, 8, 16) and their
 // neighbours, ragged shapes and primes; beyond 16 for the kernels without a size limit.
 struct Shape {
   std::int64_t m, n, k, batch;
