@@ -81,4 +81,10 @@ double Args::number(const std::string& name, double fallback) const {
   }
 }
 
+Device Args::device() const {
+  auto d = parse_device(get_or("device", "cpu"));
+  if (!d) throw UsageError("--device: expected cpu or cuda[:N]");
+  return *d;
+}
+
 }  // namespace gemmroute::cli

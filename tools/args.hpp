@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "gemmroute/types.hpp"
+
 namespace gemmroute::cli {
 
 class UsageError : public std::runtime_error {
@@ -29,6 +31,8 @@ class Args {
   std::string required(const std::string& name) const;
   std::int64_t integer(const std::string& name, std::int64_t fallback) const;
   double number(const std::string& name, double fallback) const;
+  // --device (default cpu): "cpu", "cuda" or "cuda:N".
+  Device device() const;
   const std::vector<std::string>& positional() const { return positional_; }
 
  private:

@@ -120,8 +120,7 @@ int bench(const Argv& argv) {
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
-  auto device = parse_device(args.get_or("device", "cpu"));
-  if (!device) throw UsageError("--device: expected cpu or cuda[:N]");
+  const Device device = args.device();
   const auto shapes = read_shapes(args.required("shapes"));
   const std::string out = args.required("out");
   MeasureOptions mo;
@@ -130,7 +129,7 @@ int bench(const Argv& argv) {
   if (mo.harness.repetitions < 7) throw UsageError("--reps must be >= 7");
   if (mo.harness.min_sample_us <= 0) throw UsageError("--min-sample-us must be > 0");
 
-  auto backend = make_backend(*device);
+  auto backend = make_backend(device);
   auto mdev = make_measure_device(*backend);
   std::string table_path = args.get_or("table", "");
   if (table_path.empty()) {

@@ -24,8 +24,7 @@ int explain(const Argv& argv) {
         "GEMMROUTE_PIN and GEMMROUTE_ROUTE apply as they do to library calls.");
     return 0;
   }
-  auto device = parse_device(args.get_or("device", "cpu"));
-  if (!device) throw UsageError("--device: expected cpu or cuda[:N]");
+  const Device device = args.device();
   Problem p = problem_from_args(args);
   Options options;
   options.table = args.get_or("table", "");
@@ -34,7 +33,7 @@ int explain(const Argv& argv) {
     options.route = parse_route(*r);
     if (!options.route) throw UsageError("--route: expected auto, native or vendor");
   }
-  Context ctx(*device);
+  Context ctx(device);
   auto& st = ctx.state();
   const Table* table = st.table_for(options);
   Overrides ov = st.overrides_for(options);

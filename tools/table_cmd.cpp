@@ -27,8 +27,7 @@ int check(const Argv& argv) {
     return args.help() ? 0 : 2;
   }
   const std::string& path = args.positional()[0];
-  auto device = parse_device(args.get_or("device", "cpu"));
-  if (!device) throw UsageError("--device: expected cpu or cuda[:N]");
+  const Device device = args.device();
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::printf("%s:0:0: cannot open the table file\n", path.c_str());
@@ -38,7 +37,7 @@ int check(const Argv& argv) {
   buf << in.rdbuf();
   std::vector<Diagnostic> diags;
   Table t = parse_table(buf.str(), path, diags);
-  auto backend = make_backend(*device);
+  auto backend = make_backend(device);
   if (diags.empty()) validate_table(t, *backend, diags);
   for (const Diagnostic& d : diags) std::printf("%s\n", format_diagnostic(path, d).c_str());
   if (!diags.empty()) return 1;

@@ -260,8 +260,7 @@ int tune(const Argv& argv) {
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
-  auto device = parse_device(args.get_or("device", "cpu"));
-  if (!device) throw UsageError("--device: expected cpu or cuda[:N]");
+  const Device device = args.device();
   const Spec spec = read_spec(args.required("spec"));
   const std::string out = args.required("out");
   const double budget_min = args.number("budget-minutes", 0);
@@ -270,7 +269,7 @@ int tune(const Argv& argv) {
   if (margin < 0 || margin >= 1) throw UsageError("--margin must be in [0, 1)");
   const bool refining = args.get("refine").has_value();
 
-  auto backend = make_backend(*device);
+  auto backend = make_backend(device);
   auto mdev = make_measure_device(*backend);
   Session s;
   s.backend = backend.get();

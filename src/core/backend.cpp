@@ -11,14 +11,6 @@ const Candidate* Backend::find(std::string_view spelling) const {
   return nullptr;
 }
 
-std::size_t Backend::rank(const Candidate& candidate) const {
-  auto all = candidates();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (all[i] == &candidate) return i;
-  }
-  return all.size();
-}
-
 void require_runnable(const Candidate& candidate, const Problem& problem) {
   Verdict v = candidate.can_run(problem);
   if (!v.ok) {

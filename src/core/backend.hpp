@@ -28,8 +28,6 @@ class Backend {
 
   // The candidate a spelling names, or nullptr.
   const Candidate* find(std::string_view spelling) const;
-  // Position in the tie-break order (candidates().size() when absent).
-  std::size_t rank(const Candidate& candidate) const;
 };
 
 // The backend for a device; throws Error(unsupported) when this build or machine lacks it.
