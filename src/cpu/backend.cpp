@@ -1,8 +1,8 @@
 // The CPU backend: its vocabulary in tie-break order, its fingerprint and last resorts.
 //
-// Tie-break order: openblas, openblas:par=item, cpu.small, cpu.direct. The vendor comes first,
-// so a native kernel displaces it only when measured faster by more than the margin: where
-// two are within noise, the table keeps the vendor.
+// Tie-break order: openblas, openblas:par=item, cpu.small, cpu.tile, cpu.direct. The vendor
+// comes first, so a native kernel displaces it only when measured faster by more than the
+// margin: where two are within noise, the table keeps the vendor.
 #include <omp.h>
 
 #include <array>
@@ -36,7 +36,7 @@ class CpuBackend final : public Backend {
  public:
   CpuBackend() {
     candidates_ = {&cpu::openblas_candidate(), &cpu::openblas_item_candidate(),
-                   &cpu::small_candidate(), &cpu::direct_candidate()};
+                   &cpu::small_candidate(), &cpu::tile_candidate(), &cpu::direct_candidate()};
     fingerprint_.set("backend", "cpu");
     fingerprint_.set("device", cpu_model());
 #if defined(__x86_64__)
@@ -75,7 +75,7 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  std::array<const Candidate*, 4> candidates_{};
+  std::array<const Candidate*, 5> candidates_{};
   Fingerprint fingerprint_;
 };
 

@@ -9,6 +9,7 @@ namespace gemmroute::cpu {
 
 const Candidate& direct_candidate();         // cpu.direct
 const Candidate& small_candidate();          // cpu.small
+const Candidate& tile_candidate();           // cpu.tile
 const Candidate& openblas_candidate();       // openblas: batch over threads, 1 thread per call
 const Candidate& openblas_item_candidate();  // openblas:par=item: OpenBLAS's threads per item
 

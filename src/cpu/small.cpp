@@ -1,5 +1,5 @@
-// cpu.small: the candidate around small_kernels.cpp. Built without ISA flags, so can_run is
-// safe on any x86-64 and says why the kernels cannot run.
+// cpu.small and cpu.tile: the candidates around small_kernels.cpp. Built without ISA flags, so
+// can_run is safe on any x86-64 and says why the kernels cannot run.
 #include "core/candidate.hpp"
 #include "cpu/batch.hpp"
 #include "cpu/candidates.hpp"
@@ -35,10 +35,32 @@ class Small final : public Candidate {
   }
 };
 
+// The same micro-kernels tiled over items of any size, without packing B: for the off-grid
+// shapes between cpu.small and OpenBLAS's blocked kernels (a small m or n, a short k).
+class Tile final : public Candidate {
+ public:
+  std::string_view spelling() const override { return "cpu.tile"; }
+  Provider provider() const override { return Provider::native; }
+  Verdict can_run(const Problem&) const override {
+    if (!cpu_has_avx2_fma()) return Verdict::no("this CPU lacks AVX2 and FMA");
+    return Verdict::yes();
+  }
+  void launch(const Problem& p) const override {
+    require_runnable(*this, p);
+    const bool quick = dispatch(p.dtype, [&]<class T>() { return quick_path<T>(p); });
+    if (!quick) tile_gemm(p);
+  }
+};
+
 }  // namespace
 
 const Candidate& small_candidate() {
   static const Small instance;
+  return instance;
+}
+
+const Candidate& tile_candidate() {
+  static const Tile instance;
   return instance;
 }
 

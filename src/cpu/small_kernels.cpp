@@ -19,7 +19,9 @@
 #include "cpu/small_kernels.hpp"
 
 #include <immintrin.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <utility>
@@ -43,7 +45,17 @@ struct Vec<double> {
   static V load(const double* p) { return _mm256_loadu_pd(p); }
   static V load(const double* p, __m256i mask) { return _mm256_maskload_pd(p, mask); }
   static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
-  static void store(double* p, __m256i mask, V v) { _mm256_maskstore_pd(p, mask, v); }
+  // The first `valid` (1-3) lanes, in 128- and 64-bit pieces: AVX2 masked stores are slow on
+  // some cores (microcoded on AMD Zen), and this one runs for every column of a ragged block.
+  static void store_first(double* p, V v, int valid) {
+    __m128d lo = _mm256_castpd256_pd128(v);
+    if (valid >= 2) {
+      _mm_storeu_pd(p, lo);
+      lo = _mm256_extractf128_pd(v, 1);
+      p += 2;
+    }
+    if (valid & 1) _mm_store_sd(p, lo);
+  }
   static V bcast(const double* p) { return _mm256_broadcast_sd(p); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
   static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
@@ -64,7 +76,20 @@ struct Vec<float> {
   static V load(const float* p) { return _mm256_loadu_ps(p); }
   static V load(const float* p, __m256i mask) { return _mm256_maskload_ps(p, mask); }
   static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
-  static void store(float* p, __m256i mask, V v) { _mm256_maskstore_ps(p, mask, v); }
+  static void store_first(float* p, V v, int valid) {  // the first `valid` (1-7) lanes
+    __m128 lo = _mm256_castps256_ps128(v);
+    if (valid >= 4) {
+      _mm_storeu_ps(p, lo);
+      lo = _mm256_extractf128_ps(v, 1);
+      p += 4;
+    }
+    if (valid & 2) {
+      _mm_storel_pi(reinterpret_cast<__m64*>(p), lo);
+      lo = _mm_movehl_ps(lo, lo);
+      p += 2;
+    }
+    if (valid & 1) _mm_store_ss(p, lo);
+  }
   static V bcast(const float* p) { return _mm256_broadcast_ss(p); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
@@ -89,16 +114,17 @@ struct Shared {
 };
 
 // One block: rows [row, row + MV L) of C (in reals) by NR columns. tail masks the last
-// vector's rows; partial says whether it masks any. The first whole_a columns of op(A) are
-// loaded as whole vectors: rows past m are then ld padding or the next column, never stored
-// (a packed A is padded with zeros); the last columns of an item read in place are masked,
-// so no load passes the item's last element.
+// vector's rows (its first `valid` lanes); partial says whether it masks any. The first
+// whole_a columns of op(A) are loaded as whole vectors: rows past m are then ld padding or
+// the next column, never stored (a packed A is padded with zeros); the last columns of an
+// item read in place are masked, so no load passes the item's last element.
 template <class R>
 struct Block {
   const R* a;  // op(A)(row, 0)
   const R* b;  // op(B)(0, col)
   R* c;        // C(row, col)
   __m256i tail;
+  int valid;
   bool partial;
   std::int64_t whole_a;
 };
@@ -169,7 +195,7 @@ void block(const Shared<R>& s, const Block<R>& blk) {
         }
       }
       if (masked) {
-        X::store(c + v * L, tail, r);
+        X::store_first(c + v * L, r, blk.valid);
       } else {
         X::store(c + v * L, r);
       }
@@ -272,17 +298,42 @@ void pack_transposed(const T* src, std::int64_t lds, std::int64_t m, std::int64_
   }
 }
 
+// Asks for the cache lines of one stored rows x cols operand (column-major, leading
+// dimension ld), so the next item of a batch is on its way while this one computes.
 template <class T>
-void small_typed(const Problem& p) {
+void prefetch_operand(const T* base, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  const char* p = reinterpret_cast<const char*>(base);
+  const std::int64_t col_bytes = rows * static_cast<std::int64_t>(sizeof(T));
+  const std::int64_t ld_bytes = ld * static_cast<std::int64_t>(sizeof(T));
+  if (col_bytes == ld_bytes || cols == 1) {  // one run of bytes
+    const std::int64_t bytes = (cols - 1) * ld_bytes + col_bytes;
+    for (std::int64_t off = 0; off < bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
+    _mm_prefetch(p + bytes - 1, _MM_HINT_T0);
+    return;
+  }
+  for (std::int64_t j = 0; j < cols; ++j, p += ld_bytes) {
+    for (std::int64_t off = 0; off < col_bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
+    _mm_prefetch(p + col_bytes - 1, _MM_HINT_T0);
+  }
+}
+
+// Prefetches C of item `item` of the batch, when there is one and it fits in L2 with room
+// to spare (256 KiB). Only C: prefetching A and B as well measured slower on the offgrid
+// shapes (the hardware prefetcher follows them; C is read last, in the epilogue).
+template <class T>
+void prefetch_c(const Problem& p, std::int64_t item) {
+  if (item >= p.batch) return;
+  if (static_cast<double>(sizeof(T)) * static_cast<double>(p.m * p.n) > 256.0 * 1024.0) return;
+  prefetch_operand(p.item_c<T>(item), p.m, p.n, p.c.ld);
+}
+
+// What every block of a batch shares, from the problem; lda is set by the caller (in place
+// or a packed buffer).
+template <class T>
+Shared<Real<T>> make_shared(const Problem& p) {
   using R = Real<T>;
   using X = Vec<R>;
-  constexpr int L = X::lanes;
   constexpr std::int64_t w = kComplex<T> ? 2 : 1;  // reals per scalar
-  const Plan<T> plan = make_plan<T>(p);
-  const int rows = static_cast<int>(p.m * w);
-  const __m256i all = X::mask(L), tail = X::mask(rows - (plan.ld_pack - L));
-  const bool partial = rows % L != 0;
-
   Shared<R> s{};
   const T alpha = p.alpha_as<T>(), beta = p.beta_as<T>();
   if constexpr (kComplex<T>) {
@@ -302,6 +353,41 @@ void small_typed(const Problem& p) {
   s.ldc = p.c.ld * w;
   s.bq = (p.tb == Op::N ? 1 : p.b.ld) * w;
   s.bj = (p.tb == Op::N ? p.b.ld : 1) * w;
+  return s;
+}
+
+// The same Shared with beta = 1: later k slabs add to what the first one wrote.
+template <class T>
+Shared<Real<T>> accumulating(Shared<Real<T>> s) {
+  using X = Vec<Real<T>>;
+  s.beta_p = X::set1(1);
+  s.beta_q = X::zero();
+  s.beta_zero = false;
+  return s;
+}
+
+// How many leading columns of an in-place op(A) block whose last vector ends at row `end`
+// (reals, from the column start) may be loaded whole: while q lda + end <= (k - 1) lda + rows,
+// so no load passes the item's last element.
+inline std::int64_t whole_columns(std::int64_t k, std::int64_t lda, std::int64_t rows,
+                                  std::int64_t end) {
+  const std::int64_t room = (k - 1) * lda + rows - end;
+  return room < 0 ? 0 : std::min(k, room / lda + 1);
+}
+
+template <class T>
+void small_typed(const Problem& p) {
+  using R = Real<T>;
+  using X = Vec<R>;
+  constexpr int L = X::lanes;
+  constexpr std::int64_t w = kComplex<T> ? 2 : 1;  // reals per scalar
+  const Plan<T> plan = make_plan<T>(p);
+  const int rows = static_cast<int>(p.m * w);
+  const int valid = rows - (plan.ld_pack - L);  // rows of the last vector
+  const __m256i all = X::mask(L), tail = X::mask(valid);
+  const bool partial = rows % L != 0;
+
+  Shared<R> s = make_shared<T>(p);
   const bool pack = p.ta != Op::N;
   s.lda = pack ? plan.ld_pack : p.a.ld * w;
 
@@ -322,21 +408,125 @@ void small_typed(const Problem& p) {
       blk.b = b + e.col * s.bj;
       blk.c = c + e.row + e.col * s.ldc;
       blk.tail = e.last_rows ? tail : all;
+      blk.valid = valid;
       blk.partial = e.last_rows && partial;
-      blk.whole_a = p.k;
-      if (blk.partial && !pack) {  // whole while q lda + ld_pack <= (k - 1) lda + rows
-        const std::int64_t room = (p.k - 1) * s.lda + rows - plan.ld_pack;
-        blk.whole_a = room < 0 ? 0 : room / s.lda + 1;
-      }
+      blk.whole_a = blk.partial && !pack ? whole_columns(p.k, s.lda, rows, plan.ld_pack) : p.k;
       e.fn(s, blk);
     }
   });
+}
+
+// cpu.tile: the same blocks over items of any size. Per item, k is cut into slabs of at most
+// kSlab (the first slab applies beta, later ones add), each slab into row blocks of at most
+// kMaxMV vectors and each row block into balanced column blocks, in that order, so a row
+// block's slab of op(A) (at most 32 KiB) stays in L1 while B streams past it. op(A) in T or C
+// form is packed one row block and slab at a time, so the buffer has a fixed size.
+inline constexpr std::int64_t kSlab = 256;
+
+// Row blocks of cpu.tile: complex items stop at 3 vectors, so a block keeps 2 columns.
+template <class T>
+constexpr int kTileMV = kComplex<T> ? 3 : kMaxMV<T>;
+
+template <class T>
+void tile_typed(const Problem& p) {
+  using R = Real<T>;
+  using X = Vec<R>;
+  constexpr int L = X::lanes;
+  constexpr std::int64_t w = kComplex<T> ? 2 : 1;  // reals per scalar
+  constexpr int kPanel = kTileMV<T> * L;           // reals per packed column of op(A)
+  const std::int64_t rows = p.m * w;
+  const std::int64_t mv_all = (rows + L - 1) / L;
+  const std::int64_t row_blocks = (mv_all + kTileMV<T> - 1) / kTileMV<T>;
+  const std::int64_t ld_pad = mv_all * L;                   // rows rounded up to whole vectors
+  const int valid = static_cast<int>(rows - (ld_pad - L));  // rows of the last vector
+  const __m256i all = X::mask(L), tail = X::mask(valid);
+  const bool partial = rows % L != 0;
+  const bool pack = p.ta != Op::N;
+
+  Shared<R> first = make_shared<T>(p);
+  first.lda = pack ? kPanel : p.a.ld * w;
+  const Shared<R> later = accumulating<T>(first);
+
+  // Columns [col0, col1) of one item.
+  auto run = [&](std::int64_t item, std::int64_t col0, std::int64_t col1) {
+    alignas(32) R panel[kSlab * kPanel];  // op(A)(row block, slab) as (slab, kPanel)
+    if (col0 == 0) prefetch_c<T>(p, item + 1);
+    const T* a = p.item_a<T>(item);
+    const R* b = reinterpret_cast<const R*>(p.item_b<T>(item));
+    R* c = reinterpret_cast<R*>(p.item_c<T>(item));
+    for (std::int64_t q0 = 0; q0 < p.k; q0 += kSlab) {
+      Shared<R> s = q0 == 0 ? first : later;
+      s.k = std::min(kSlab, p.k - q0);
+      std::int64_t mv_done = 0;
+      for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
+        const int mv = static_cast<int>((mv_all - mv_done) / (row_blocks - rb));
+        const std::int64_t row = mv_done * L;  // in reals
+        const bool last_rows = rb + 1 == row_blocks;
+        const R* a_cols;
+        std::int64_t whole_a = s.k;
+        if (pack) {
+          const std::int64_t i0 = row / w, mb = std::min<std::int64_t>(mv * L / w, p.m - i0);
+          pack_transposed(a + q0 + i0 * p.a.ld, p.a.ld, mb, s.k, reinterpret_cast<T*>(panel),
+                          kPanel / w);
+          a_cols = panel;
+        } else {
+          a_cols = reinterpret_cast<const R*>(a) + q0 * s.lda + row;
+          if (last_rows && partial) {
+            whole_a =
+                std::clamp<std::int64_t>(whole_columns(p.k, s.lda, rows, ld_pad) - q0, 0, s.k);
+          }
+        }
+        const int nr_max = max_nr<T>(mv);
+        const std::int64_t col_blocks = (col1 - col0 + nr_max - 1) / nr_max;
+        std::int64_t col = col0;
+        for (std::int64_t cb = 0; cb < col_blocks; ++cb) {
+          const int nr = static_cast<int>((col1 - col) / (col_blocks - cb));
+          Block<R> blk;
+          blk.a = a_cols;
+          blk.b = b + q0 * s.bq + col * s.bj;
+          blk.c = c + row + col * s.ldc;
+          blk.tail = last_rows ? tail : all;
+          blk.valid = valid;
+          blk.partial = last_rows && partial;
+          blk.whole_a = whole_a;
+          kernel<T>(mv, nr)(s, blk);
+          col += nr;
+        }
+        mv_done += mv;
+      }
+    }
+  };
+
+  // A batch of fewer items than threads also splits each item's columns over the threads
+  // (at least 8 columns a part). Every element of C still sums its k products in the same
+  // order, so results do not depend on the split or the thread count.
+  const int threads = omp_get_max_threads();
+  const double work = static_cast<double>(p.m) * static_cast<double>(p.n) *
+                      static_cast<double>(p.k + 1) * static_cast<double>(p.batch);
+  std::int64_t parts = 1;
+  if (p.batch < threads && work >= 65536.0) {
+    parts = std::min<std::int64_t>((threads + p.batch - 1) / p.batch,
+                                   std::max<std::int64_t>(1, p.n / 8));
+  }
+  if (parts == 1) {
+    for_each_item(p, [&](std::int64_t item) { run(item, 0, p.n); });
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t u = 0; u < p.batch * parts; ++u) {
+    const std::int64_t item = u / parts, part = u % parts;
+    run(item, p.n * part / parts, p.n * (part + 1) / parts);
+  }
 }
 
 }  // namespace
 
 void small_gemm(const Problem& p) {
   dispatch(p.dtype, [&]<class T>() { small_typed<T>(p); });
+}
+
+void tile_gemm(const Problem& p) {
+  dispatch(p.dtype, [&]<class T>() { tile_typed<T>(p); });
 }
 
 }  // namespace gemmroute::cpu

@@ -1,6 +1,7 @@
 // Every CPU candidate x scalar x form x storage against the long-double reference, with the
 // BLAS edge semantics, untouched padding and operands, determinism, and can_run <=> launch.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <complex>
 #include <random>
@@ -28,14 +29,17 @@ std::vector<Op> forms(Scalar s) {
 }
 
 // Sizes from the kernels' own edges: 1, cpu.small's vector widths and limit (4, 8, 16) and their
-// neighbours, ragged shapes and primes; beyond 16 for the kernels without a size limit.
+// neighbours, ragged shapes and primes; beyond 16 for the kernels without a size limit, with
+// cpu.tile's edges: several row and column blocks, k past one slab (256), and one item big
+// enough that its columns are split over the threads.
 struct Shape {
   std::int64_t m, n, k, batch;
 };
 const std::vector<Shape> kShapes = {
-    {1, 1, 1, 3},    {3, 4, 5, 4},    {4, 4, 4, 2},    {7, 8, 9, 3},  {8, 8, 8, 2},
-    {15, 16, 16, 2}, {16, 16, 16, 2}, {16, 3, 13, 3},  {2, 15, 7, 5}, {13, 11, 1, 2},
-    {17, 16, 16, 2}, {33, 5, 31, 2},  {19, 37, 23, 1}, {64, 3, 70, 1}};
+    {1, 1, 1, 3},     {3, 4, 5, 4},    {4, 4, 4, 2},    {7, 8, 9, 3},   {8, 8, 8, 2},
+    {15, 16, 16, 2},  {16, 16, 16, 2}, {16, 3, 13, 3},  {2, 15, 7, 5},  {13, 11, 1, 2},
+    {17, 16, 16, 2},  {33, 5, 31, 2},  {19, 37, 23, 1}, {64, 3, 70, 1}, {9, 70, 2, 3},
+    {37, 13, 300, 1}, {70, 29, 5, 2},  {29, 45, 60, 1}};
 
 struct Outcome {
   bool ran = false;
@@ -295,6 +299,55 @@ std::string param_name(const ::testing::TestParamInfo<Param>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, CandidateTest, ::testing::ValuesIn(all_params()), param_name);
+
+// The native kernels promise bitwise the same C on any number of threads (docs/decisions.md):
+// one thread against all of them, on batches that are split over items and inside an item.
+// OpenBLAS's own threading is its own business.
+template <class T>
+void expect_thread_count_free(const Candidate& candidate) {
+  for (const Shape& s : {Shape{29, 45, 60, 1}, Shape{13, 7, 16, 33}, Shape{40, 40, 40, 3}}) {
+    std::mt19937_64 rng(101);
+    Problem p;
+    p.dtype = scalar_of_v<T>;
+    p.ta = is_complex(p.dtype) ? Op::C : Op::T;
+    p.m = s.m;
+    p.n = s.n;
+    p.k = s.k;
+    p.batch = s.batch;
+    p.alpha = std::complex<double>(test::random_scalar<T>(rng));
+    p.beta = std::complex<double>(test::random_scalar<T>(rng));
+    auto A = test::make_buffer<T>(s.k, s.m, s.batch, Storage::padded, false, rng);
+    auto B = test::make_buffer<T>(s.k, s.n, s.batch, Storage::padded, false, rng);
+    auto C = test::make_buffer<T>(s.m, s.n, s.batch, Storage::padded, false, rng);
+    p.a = test::operand(A, Storage::padded);
+    p.b = test::operand(B, Storage::padded);
+    if (!candidate.can_run(p).ok) continue;
+    auto many = C, one = C;
+    p.c = test::operand(many, Storage::padded);
+    candidate.launch(p);
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    p.c = test::operand(one, Storage::padded);
+    candidate.launch(p);
+    omp_set_num_threads(threads);
+    EXPECT_TRUE(test::same_bytes(many.data, one.data))
+        << candidate.spelling() << " " << to_string(p.dtype) << " " << s.m << "x" << s.n << "x"
+        << s.k;
+  }
+}
+
+TEST(CpuNative, ResultsDoNotDependOnTheThreadCount) {
+  if (omp_get_max_threads() < 2) GTEST_SKIP() << "needs two threads";
+  int native = 0;
+  for (const Candidate* c : cpu_backend().candidates()) {
+    if (c->provider() != Provider::native) continue;
+    ++native;
+    for (Scalar s : {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64}) {
+      for_scalar(s, [&]<class T>() { expect_thread_count_free<T>(*c); });
+    }
+  }
+  EXPECT_GE(native, 3);
+}
 
 TEST(CpuBackend, EveryCandidateIsInTheVocabularyOnce) {
   const Backend& b = cpu_backend();
