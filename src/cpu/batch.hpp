@@ -9,14 +9,24 @@
 
 namespace gemmroute::cpu {
 
+// The batch's work in real multiply-adds (a complex one is four), k + 1 counting the update
+// of C.
+inline double real_macs(const Problem& p) {
+  return static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k + 1) *
+         static_cast<double>(p.batch) * (is_complex(p.dtype) ? 4.0 : 1.0);
+}
+
+// The least work worth waking the OpenMP threads for, measured with cpu.small and cpu.tile
+// against OpenBLAS (which always spreads a batch): 16^3 f32 x2 (8.7k) ran faster on one
+// thread, 5^3 f64 x100 (15k) on two (docs/decisions.md).
+inline constexpr double kParallelMacs = 12288.0;
+
 // Runs body(i) for every item, spread over the OpenMP threads when the batch holds enough
-// work (about 64k multiply-adds) to pay for waking them. Each item runs on one thread in a
-// fixed order, so results do not depend on the thread count.
+// work (kParallelMacs) to pay for waking them. Each item runs on one thread in a fixed
+// order, so results do not depend on the thread count.
 template <class Body>
 void for_each_item(const Problem& p, Body body) {
-  const double work = static_cast<double>(p.m) * static_cast<double>(p.n) *
-                      static_cast<double>(p.k + 1) * static_cast<double>(p.batch);
-  if (p.batch > 1 && work >= 65536.0) {
+  if (p.batch > 1 && real_macs(p) >= kParallelMacs) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < p.batch; ++i) body(i);
   } else {

@@ -298,35 +298,6 @@ void pack_transposed(const T* src, std::int64_t lds, std::int64_t m, std::int64_
   }
 }
 
-// Asks for the cache lines of one stored rows x cols operand (column-major, leading
-// dimension ld), so the next item of a batch is on its way while this one computes.
-template <class T>
-void prefetch_operand(const T* base, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
-  const char* p = reinterpret_cast<const char*>(base);
-  const std::int64_t col_bytes = rows * static_cast<std::int64_t>(sizeof(T));
-  const std::int64_t ld_bytes = ld * static_cast<std::int64_t>(sizeof(T));
-  if (col_bytes == ld_bytes || cols == 1) {  // one run of bytes
-    const std::int64_t bytes = (cols - 1) * ld_bytes + col_bytes;
-    for (std::int64_t off = 0; off < bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
-    _mm_prefetch(p + bytes - 1, _MM_HINT_T0);
-    return;
-  }
-  for (std::int64_t j = 0; j < cols; ++j, p += ld_bytes) {
-    for (std::int64_t off = 0; off < col_bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
-    _mm_prefetch(p + col_bytes - 1, _MM_HINT_T0);
-  }
-}
-
-// Prefetches C of item `item` of the batch, when there is one and it fits in L2 with room
-// to spare (256 KiB). Only C: prefetching A and B as well measured slower on the offgrid
-// shapes (the hardware prefetcher follows them; C is read last, in the epilogue).
-template <class T>
-void prefetch_c(const Problem& p, std::int64_t item) {
-  if (item >= p.batch) return;
-  if (static_cast<double>(sizeof(T)) * static_cast<double>(p.m * p.n) > 256.0 * 1024.0) return;
-  prefetch_operand(p.item_c<T>(item), p.m, p.n, p.c.ld);
-}
-
 // What every block of a batch shares, from the problem; lda is set by the caller (in place
 // or a packed buffer).
 template <class T>
@@ -450,7 +421,6 @@ void tile_typed(const Problem& p) {
   // Columns [col0, col1) of one item.
   auto run = [&](std::int64_t item, std::int64_t col0, std::int64_t col1) {
     alignas(32) R panel[kSlab * kPanel];  // op(A)(row block, slab) as (slab, kPanel)
-    if (col0 == 0) prefetch_c<T>(p, item + 1);
     const T* a = p.item_a<T>(item);
     const R* b = reinterpret_cast<const R*>(p.item_b<T>(item));
     R* c = reinterpret_cast<R*>(p.item_c<T>(item));
@@ -501,10 +471,8 @@ void tile_typed(const Problem& p) {
   // (at least 8 columns a part). Every element of C still sums its k products in the same
   // order, so results do not depend on the split or the thread count.
   const int threads = omp_get_max_threads();
-  const double work = static_cast<double>(p.m) * static_cast<double>(p.n) *
-                      static_cast<double>(p.k + 1) * static_cast<double>(p.batch);
   std::int64_t parts = 1;
-  if (p.batch < threads && work >= 65536.0) {
+  if (p.batch < threads && real_macs(p) >= kParallelMacs) {
     parts = std::min<std::int64_t>((threads + p.batch - 1) / p.batch,
                                    std::max<std::int64_t>(1, p.n / 8));
   }
