@@ -10,11 +10,9 @@
 #ifndef GEMMROUTE_VERSION
 #define GEMMROUTE_VERSION "unknown"
 #endif
-#ifndef GEMMROUTE_COMMIT
-#define GEMMROUTE_COMMIT "unknown"
-#endif
-
 namespace gemmroute::measure {
+
+std::string_view commit_id();  // generated at build time (cmake/commit.cmake)
 
 std::string_view to_string(Status s) noexcept {
   switch (s) {
@@ -37,7 +35,8 @@ bool parse_status(std::string_view t, Status& s) noexcept {
 }
 
 std::string tuner_version() {
-  return std::string("gemmroute ") + GEMMROUTE_VERSION + " (commit " + GEMMROUTE_COMMIT + ")";
+  return std::string("gemmroute ") + GEMMROUTE_VERSION + " (commit " + std::string(commit_id()) +
+         ")";
 }
 
 double macs_of(const Key& k) {
