@@ -18,7 +18,7 @@ inline double real_macs(const Problem& p) {
 
 // The least work worth waking the OpenMP threads for, measured with cpu.small and cpu.tile
 // against OpenBLAS (which always spreads a batch): 16^3 f32 x2 (8.7k) ran faster on one
-// thread, 5^3 f64 x100 (15k) on two (docs/decisions.md).
+// thread, 5^3 f64 x100 (15k) on two (docs/cpu-small-notes.md).
 inline constexpr double kParallelMacs = 12288.0;
 
 // Runs body(i) for every item, spread over the OpenMP threads when the batch holds enough

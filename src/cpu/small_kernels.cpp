@@ -46,7 +46,7 @@ struct Vec<double> {
   static V load(const double* p, __m256i mask) { return _mm256_maskload_pd(p, mask); }
   static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
   // The first `valid` (1-3) lanes, in 128- and 64-bit pieces: AVX2 masked stores are slow on
-  // some cores (microcoded on AMD Zen), and this one runs for every column of a ragged block.
+  // some cores (AMD Zen among them), and this one runs for every column of a ragged block.
   static void store_first(double* p, V v, int valid) {
     __m128d lo = _mm256_castpd256_pd128(v);
     if (valid >= 2) {
