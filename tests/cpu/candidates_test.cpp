@@ -143,6 +143,42 @@ void PrintTo(const Param& p, std::ostream* os) {
   *os << p.spelling << " " << to_string(p.dtype);
 }
 
+// A random problem (random alpha and beta, op(B) = B) and its operands; C is launched on
+// copies, so one case can be run twice.
+template <class T>
+struct RandomCase {
+  Problem p;
+  Buffer<T> A, B, C;
+};
+
+template <class T>
+RandomCase<T> random_case(Op ta, const Shape& s, Storage st, std::mt19937_64& rng) {
+  RandomCase<T> rc;
+  Problem& p = rc.p;
+  p.dtype = scalar_of_v<T>;
+  p.ta = ta;
+  p.m = s.m;
+  p.n = s.n;
+  p.k = s.k;
+  p.batch = s.batch;
+  p.alpha = std::complex<double>(test::random_scalar<T>(rng));
+  p.beta = std::complex<double>(test::random_scalar<T>(rng));
+  rc.A = test::make_buffer<T>(p.rows_a(), p.cols_a(), s.batch, st, false, rng);
+  rc.B = test::make_buffer<T>(p.rows_b(), p.cols_b(), s.batch, st, false, rng);
+  rc.C = test::make_buffer<T>(s.m, s.n, s.batch, st, false, rng);
+  p.a = test::operand(rc.A, st);
+  p.b = test::operand(rc.B, st);
+  return rc;
+}
+
+// C after one launch of `cand` on the problem, starting from a copy of `c`.
+template <class T>
+Buffer<T> launched(const Candidate& cand, Problem p, Buffer<T> c, Storage st) {
+  p.c = test::operand(c, st);
+  cand.launch(p);
+  return c;
+}
+
 class CandidateTest : public ::testing::TestWithParam<Param> {
  protected:
   const Candidate& candidate() const { return *cpu_backend().find(GetParam().spelling); }
@@ -220,25 +256,10 @@ TEST_P(CandidateTest, SameCallTwiceGivesIdenticalBytes) {
   for_scalar(GetParam().dtype, [&]<class T>() {
     for (const Shape& s : {Shape{8, 8, 8, 64}, Shape{13, 7, 16, 33}, Shape{40, 40, 40, 3}}) {
       std::mt19937_64 rng(99);
-      Problem p;
-      p.dtype = scalar_of_v<T>;
-      p.m = s.m;
-      p.n = s.n;
-      p.k = s.k;
-      p.batch = s.batch;
-      p.alpha = std::complex<double>(test::random_scalar<T>(rng));
-      p.beta = std::complex<double>(test::random_scalar<T>(rng));
-      auto A = test::make_buffer<T>(s.m, s.k, s.batch, Storage::packed, false, rng);
-      auto B = test::make_buffer<T>(s.k, s.n, s.batch, Storage::packed, false, rng);
-      auto C = test::make_buffer<T>(s.m, s.n, s.batch, Storage::packed, false, rng);
-      p.a = test::operand(A, Storage::packed);
-      p.b = test::operand(B, Storage::packed);
-      if (!candidate().can_run(p).ok) continue;
-      auto first = C, second = C;
-      p.c = test::operand(first, Storage::packed);
-      candidate().launch(p);
-      p.c = test::operand(second, Storage::packed);
-      candidate().launch(p);
+      RandomCase<T> rc = random_case<T>(Op::N, s, Storage::packed, rng);
+      if (!candidate().can_run(rc.p).ok) continue;
+      const auto first = launched(candidate(), rc.p, rc.C, Storage::packed);
+      const auto second = launched(candidate(), rc.p, rc.C, Storage::packed);
       EXPECT_TRUE(test::same_bytes(first.data, second.data)) << s.m;
     }
   });
@@ -307,31 +328,16 @@ template <class T>
 void expect_thread_count_free(const Candidate& candidate) {
   for (const Shape& s : {Shape{29, 45, 60, 1}, Shape{13, 7, 16, 33}, Shape{40, 40, 40, 3}}) {
     std::mt19937_64 rng(101);
-    Problem p;
-    p.dtype = scalar_of_v<T>;
-    p.ta = is_complex(p.dtype) ? Op::C : Op::T;
-    p.m = s.m;
-    p.n = s.n;
-    p.k = s.k;
-    p.batch = s.batch;
-    p.alpha = std::complex<double>(test::random_scalar<T>(rng));
-    p.beta = std::complex<double>(test::random_scalar<T>(rng));
-    auto A = test::make_buffer<T>(s.k, s.m, s.batch, Storage::padded, false, rng);
-    auto B = test::make_buffer<T>(s.k, s.n, s.batch, Storage::padded, false, rng);
-    auto C = test::make_buffer<T>(s.m, s.n, s.batch, Storage::padded, false, rng);
-    p.a = test::operand(A, Storage::padded);
-    p.b = test::operand(B, Storage::padded);
-    if (!candidate.can_run(p).ok) continue;
-    auto many = C, one = C;
-    p.c = test::operand(many, Storage::padded);
-    candidate.launch(p);
+    RandomCase<T> rc =
+        random_case<T>(is_complex(scalar_of_v<T>) ? Op::C : Op::T, s, Storage::padded, rng);
+    if (!candidate.can_run(rc.p).ok) continue;
+    const auto many = launched(candidate, rc.p, rc.C, Storage::padded);
     const int threads = omp_get_max_threads();
     omp_set_num_threads(1);
-    p.c = test::operand(one, Storage::padded);
-    candidate.launch(p);
+    const auto one = launched(candidate, rc.p, rc.C, Storage::padded);
     omp_set_num_threads(threads);
     EXPECT_TRUE(test::same_bytes(many.data, one.data))
-        << candidate.spelling() << " " << to_string(p.dtype) << " " << s.m << "x" << s.n << "x"
+        << candidate.spelling() << " " << to_string(rc.p.dtype) << " " << s.m << "x" << s.n << "x"
         << s.k;
   }
 }
