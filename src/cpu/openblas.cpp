@@ -4,6 +4,12 @@
 // through the global symbol scope: in libgemmroute_blas.so (the drop-in BLAS) the global
 // cblas_sgemm is our own, and calling it would recurse.
 //
+// Before the first launch, each OpenMP thread writes the start of one OpenBLAS scratch buffer
+// (warm_buffers). OpenBLAS's kernels prefetch past the end of what they packed, and a prefetch
+// into a page never written costs a page walk every time: on this machine a fresh process ran
+// f32 256^3 in 3.5 ms where one that had once run a larger GEMM took 1.0 ms. Warming makes
+// OpenBLAS's speed independent of what the process ran before (docs/decisions.md).
+//
 // `openblas` spreads the batch over the OpenMP threads; Debian's OpenMP build of OpenBLAS runs
 // single-threaded inside a parallel region. A batch of one calls OpenBLAS outside any parallel
 // region, so it uses its own threads. `openblas:par=item` runs the items in sequence and lets
@@ -11,7 +17,7 @@
 #include <dlfcn.h>
 
 #include <complex>
-#include <mutex>
+#include <cstring>
 
 #include "core/candidate.hpp"
 #include "cpu/batch.hpp"
@@ -32,6 +38,8 @@ using DoubleGemm = void (*)(int, int, int, int, int, int, double, const double*,
 using ComplexGemm = void (*)(int, int, int, int, int, int, const void*, const void*, int,
                              const void*, int, const void*, void*, int);
 using CharFn = char* (*)();
+using MemoryAlloc = void* (*)(int);
+using MemoryFree = void (*)(void*);
 
 struct Library {
   void* handle = nullptr;
@@ -41,6 +49,8 @@ struct Library {
   ComplexGemm zgemm = nullptr;
   CharFn config = nullptr;
   CharFn corename = nullptr;
+  MemoryAlloc memory_alloc = nullptr;  // optional: the scratch buffers' allocator
+  MemoryFree memory_free = nullptr;
 
   bool ok() const { return sgemm && dgemm && cgemm && zgemm; }
 };
@@ -59,12 +69,41 @@ const Library& library() {
     l.zgemm = reinterpret_cast<ComplexGemm>(dlsym(l.handle, "cblas_zgemm"));
     l.config = reinterpret_cast<CharFn>(dlsym(l.handle, "openblas_get_config"));
     l.corename = reinterpret_cast<CharFn>(dlsym(l.handle, "openblas_get_corename"));
+    l.memory_alloc = reinterpret_cast<MemoryAlloc>(dlsym(l.handle, "blas_memory_alloc"));
+    l.memory_free = reinterpret_cast<MemoryFree>(dlsym(l.handle, "blas_memory_free"));
     return l;
   }();
   return lib;
 }
 
 constexpr std::int64_t kIntMax = 2147483647;
+
+// How much of each scratch buffer warm_buffers writes (OpenBLAS's buffers are 32 MiB or more
+// on x86_64; 128 MiB in this build). The largest extent a GEMM used in
+// the measurements was 3.6 MiB (c64 1024^3); beyond that the calls are long enough for the
+// prefetch misses not to matter.
+constexpr std::size_t kWarmBytes = std::size_t{8} << 20;
+
+// Takes one scratch buffer per OpenMP thread, all held at once so each thread gets its own,
+// as a GEMM called from each thread of a parallel region would, and writes its first
+// kWarmBytes. The buffers OpenBLAS's own worker threads keep are not reachable this way.
+void warm_buffers(const Library& lib) {
+  if (!lib.memory_alloc || !lib.memory_free) return;
+#pragma omp parallel
+  {
+    void* buffer = lib.memory_alloc(0);
+#pragma omp barrier
+    if (buffer) std::memset(buffer, 0, kWarmBytes);
+#pragma omp barrier
+    if (buffer) lib.memory_free(buffer);
+  }
+}
+
+// Warms the buffers once per process, before the first call into OpenBLAS.
+void warm_once(const Library& lib) {
+  static const bool warmed = (warm_buffers(lib), true);
+  (void)warmed;
+}
 
 template <class T>
 void call_gemm(const Library& lib, const Problem& p, const T* a, const T* b, T* c) {
@@ -102,6 +141,7 @@ class OpenBlas final : public Candidate {
   void launch(const Problem& p) const override {
     require_runnable(*this, p);
     const Library& lib = library();
+    warm_once(lib);
     dispatch(p.dtype, [&]<class T>() {
       // Reference BLAS's quick path, done here so no vendor quirk can read A, B or a NaN C.
       if (quick_path<T>(p)) return;
