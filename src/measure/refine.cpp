@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
+#include <limits>
 #include <map>
 #include <numeric>
+#include <queue>
 #include <tuple>
 #include <utility>
 
@@ -13,10 +14,14 @@ namespace {
 
 std::int64_t size(const Key& k, int axis) {
   switch (axis) {
-    case 0: return k.m;
-    case 1: return k.n;
-    case 2: return k.k;
-    default: return k.batch;
+    case 0:
+      return k.m;
+    case 1:
+      return k.n;
+    case 2:
+      return k.k;
+    default:
+      return k.batch;
   }
 }
 
@@ -58,6 +63,35 @@ double ratio(const Key& lo, const Key& hi) {
 const std::string* winner(const Row& r) {
   return r.entries.empty() ? nullptr : &r.entries.front().spelling;
 }
+
+// How much slower `spelling` is than the row's winner: infinite where it did not run, 1 where
+// the row carries no times.
+double slowdown(const std::vector<Entry>& entries, const std::string& spelling) {
+  const Entry& first = entries.front();
+  for (const Entry& e : entries) {
+    if (e.spelling != spelling) continue;
+    if (!e.timed || !first.timed || first.median_us <= 0) return 1.0;
+    return e.median_us / first.median_us;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+// What a wrong pick inside the bracket can cost: the larger of the two ends' slowdowns when
+// the other end's winner runs there.
+double stakes(const std::vector<Entry>& lo, const std::vector<Entry>& hi) {
+  return std::max(slowdown(lo, hi.front().spelling), slowdown(hi, lo.front().spelling));
+}
+
+// A bracket waiting to be bisected; the queue takes the highest stakes first, then the
+// earliest queued.
+struct Bracket {
+  double stakes;
+  std::int64_t order;
+  Key lo, hi;
+  bool operator<(const Bracket& o) const {
+    return stakes != o.stakes ? stakes < o.stakes : order > o.order;
+  }
+};
 
 }  // namespace
 
@@ -104,22 +138,24 @@ RefineReport refine(Table& table, std::span<const std::string> tie_order, const 
   RefineReport report;
   auto edges = find_edges(table);
   report.edges = static_cast<int>(edges.size());
-  std::map<std::string, std::string> winners;  // key -> first entry, for rows old and new
+  std::map<std::string, std::vector<Entry>> ranked;  // key -> entries, for rows old and new
   for (const Row& r : table.rows) {
-    if (const std::string* w = winner(r)) winners[to_string(r.key)] = *w;
+    if (!r.entries.empty()) ranked[to_string(r.key)] = r.entries;
   }
-  std::deque<std::pair<Key, Key>> work;
-  for (const Edge& e : edges) work.emplace_back(e.lo, e.hi);
+  std::priority_queue<Bracket> work;
+  std::int64_t queued = 0;
+  auto push = [&](const Key& lo, const Key& hi) {
+    work.push({stakes(ranked[to_string(lo)], ranked[to_string(hi)]), queued++, lo, hi});
+  };
+  for (const Edge& e : edges) push(e.lo, e.hi);
   while (!work.empty()) {
-    const auto [lo, hi] = work.front();
-    work.pop_front();
+    const Key lo = work.top().lo, hi = work.top().hi;
+    work.pop();
     if (ratio(lo, hi) <= options.ratio) continue;
     const Key mk = log_midpoint(lo, hi);
     if (mk == lo || mk == hi) continue;  // no whole number between
-    std::string w;
-    if (auto it = winners.find(to_string(mk)); it != winners.end()) {
-      w = it->second;
-    } else {
+    auto it = ranked.find(to_string(mk));
+    if (it == ranked.end()) {
       if (options.stop && options.stop()) {
         report.stopped = true;
         ++report.unresolved;
@@ -149,13 +185,13 @@ RefineReport refine(Table& table, std::span<const std::string> tie_order, const 
         e.spread_pct = t.spread_pct;
         row.entries.push_back(std::move(e));
       }
-      w = row.entries.front().spelling;
-      winners[to_string(mk)] = w;
+      it = ranked.emplace(to_string(mk), row.entries).first;
       table.rows.push_back(std::move(row));
       report.added.push_back(mk);
     }
-    if (w != winners[to_string(lo)]) work.emplace_back(lo, mk);
-    if (w != winners[to_string(hi)]) work.emplace_back(mk, hi);
+    const std::string& w = it->second.front().spelling;
+    if (w != ranked[to_string(lo)].front().spelling) push(lo, mk);
+    if (w != ranked[to_string(hi)].front().spelling) push(mk, hi);
   }
   std::stable_sort(table.rows.begin(), table.rows.end(),
                    [](const Row& a, const Row& b) { return key_less(a.key, b.key); });

@@ -5,8 +5,10 @@
 // Neighbours: rows with the same dtype, forms and layout where one is the other scaled by one
 // factor along some of the sizes (m alone; or m, n and k together, as in a lattice of squares),
 // with no row between them on that line. The midpoint scales each of those sizes by the square
-// root of the factor. The measuring is injected (a Measurer), so the search is tested with a
-// fake timing source and run for real by `gemmroute tune --refine`.
+// root of the factor. Brackets are bisected in order of their stakes: how much slower one
+// end's winner is at the other end, so a limited budget goes where a wrong pick costs most.
+// The measuring is injected (a Measurer), so the search is tested with a fake timing source
+// and run for real by `gemmroute tune --refine`.
 #pragma once
 
 #include <functional>
@@ -23,9 +25,9 @@ namespace gemmroute::measure {
 using Measurer = std::function<std::vector<ResultRow>(const Key&)>;
 
 struct RefineOptions {
-  double ratio = 1.25;     // stop when hi / lo <= ratio (or no whole number lies between)
-  int max_points = 200;    // at most this many measurements
-  double margin = 0.03;    // for ranking the new points
+  double ratio = 1.25;         // stop when hi / lo <= ratio (or no whole number lies between)
+  int max_points = 200;        // at most this many measurements
+  double margin = 0.03;        // for ranking the new points
   std::function<bool()> stop;  // checked before each measurement; true ends the search
 };
 
@@ -35,9 +37,9 @@ struct Edge {
 };
 
 struct RefineReport {
-  int edges = 0;        // edges found in the table as given
-  int measured = 0;     // points measured
-  int unresolved = 0;   // brackets left wider than the ratio (budget or no ok candidate)
+  int edges = 0;         // edges found in the table as given
+  int measured = 0;      // points measured
+  int unresolved = 0;    // brackets left wider than the ratio (budget or no ok candidate)
   bool stopped = false;  // options.stop said so
   std::vector<Key> added;
 };

@@ -55,9 +55,9 @@ Table lattice_table(FakeTiming& timing) {
   t.fingerprint.set("backend", "cpu");
   for (std::int64_t m : {4, 16, 64, 256}) {
     auto rows = timing(at(m));
-    auto ranked = rank_point({{rows[0].spelling, rows[0].median_us, 0},
-                              {rows[1].spelling, rows[1].median_us, 0}},
-                             kOrder, 0.03);
+    auto ranked = rank_point(
+        {{rows[0].spelling, rows[0].median_us, 0}, {rows[1].spelling, rows[1].median_us, 0}},
+        kOrder, 0.03);
     t.rows.push_back(make_row(at(m), {ranked[0].spelling, ranked[1].spelling}));
   }
   timing.calls = 0;
@@ -126,8 +126,10 @@ TEST(Refine, BisectsToTheResolutionAroundTheTrueEdge) {
     if (row.key.batch != 64) continue;
     const bool small = row.entries.front().spelling == "cpu.small";
     EXPECT_EQ(small, row.key.m <= 37) << row.key.m;
-    if (small) lo = std::max(lo, row.key.m);
-    else hi = std::min(hi, row.key.m);
+    if (small)
+      lo = std::max(lo, row.key.m);
+    else
+      hi = std::min(hi, row.key.m);
   }
   EXPECT_LE(lo, 37);
   EXPECT_GT(hi, 37);
@@ -136,7 +138,8 @@ TEST(Refine, BisectsToTheResolutionAroundTheTrueEdge) {
   int refined = 0;
   for (const Row& row : t.rows) refined += row.origin == Origin::refined;
   EXPECT_EQ(refined, static_cast<int>(r.added.size()));
-  for (std::size_t i = 1; i < t.rows.size(); ++i) EXPECT_TRUE(key_less(t.rows[i - 1].key, t.rows[i].key));
+  for (std::size_t i = 1; i < t.rows.size(); ++i)
+    EXPECT_TRUE(key_less(t.rows[i - 1].key, t.rows[i].key));
 }
 
 TEST(Refine, SecondRunFindsNothingNewToMeasure) {
@@ -200,6 +203,39 @@ TEST(Refine, AThirdWinnerInTheMiddleOpensTwoBrackets) {
   EXPECT_TRUE(left);
   EXPECT_TRUE(right);
   EXPECT_EQ(calls, r.measured);
+}
+
+Row timed_row(const Key& k, std::vector<std::pair<std::string, double>> times) {
+  Row r;
+  r.key = k;
+  for (auto& [spelling, us] : times) {
+    Entry e;
+    e.spelling = spelling;
+    e.timed = true;
+    e.median_us = us;
+    r.entries.push_back(e);
+  }
+  return r;
+}
+
+TEST(Refine, TheBracketWithTheHigherStakesIsBisectedFirst) {
+  // f32: the winners differ by 2% at both ends. f64 (after f32 in table order): losing at
+  // either end costs 2x.
+  Key f64_lo = at(16), f64_hi = at(256);
+  f64_lo.dtype = f64_hi.dtype = Scalar::f64;
+  Table t;
+  t.rows.push_back(timed_row(at(16), {{"openblas", 100}, {"cpu.small", 102}}));
+  t.rows.push_back(timed_row(at(256), {{"cpu.small", 100}, {"openblas", 102}}));
+  t.rows.push_back(timed_row(f64_lo, {{"openblas", 100}, {"cpu.small", 200}}));
+  t.rows.push_back(timed_row(f64_hi, {{"cpu.small", 100}, {"openblas", 200}}));
+  FakeTiming timing;
+  RefineOptions o;
+  o.max_points = 1;
+  RefineReport r = refine(t, kOrder, std::ref(timing), o);
+  EXPECT_EQ(r.edges, 2);
+  ASSERT_EQ(timing.asked.size(), 1u);
+  EXPECT_EQ(timing.asked[0].dtype, Scalar::f64);
+  EXPECT_EQ(timing.asked[0].m, 64);
 }
 
 TEST(Refine, APointWhereNothingRunsLeavesTheBracketUnresolved) {
