@@ -18,6 +18,7 @@
 
 #include <complex>
 #include <cstring>
+#include <vector>
 
 #include "core/candidate.hpp"
 #include "cpu/batch.hpp"
@@ -79,14 +80,14 @@ const Library& library() {
 constexpr std::int64_t kIntMax = 2147483647;
 
 // How much of each scratch buffer warm_buffers writes (OpenBLAS's buffers are 32 MiB or more
-// on x86_64; 128 MiB in this build). The largest extent a GEMM used in
-// the measurements was 3.6 MiB (c64 1024^3); beyond that the calls are long enough for the
-// prefetch misses not to matter.
+// on x86_64; 128 MiB in this build). The largest extent a GEMM used in the measurements was
+// 3.6 MiB (c64 1024^3); beyond that the calls are long enough for the prefetch misses not to
+// matter.
 constexpr std::size_t kWarmBytes = std::size_t{8} << 20;
 
 // Takes one scratch buffer per OpenMP thread, all held at once so each thread gets its own,
 // as a GEMM called from each thread of a parallel region would, and writes its first
-// kWarmBytes. The buffers OpenBLAS's own worker threads keep are not reachable this way.
+// kWarmBytes.
 void warm_buffers(const Library& lib) {
   if (!lib.memory_alloc || !lib.memory_free) return;
 #pragma omp parallel
@@ -99,10 +100,33 @@ void warm_buffers(const Library& lib) {
   }
 }
 
-// Warms the buffers once per process, before the first call into OpenBLAS.
-void warm_once(const Library& lib) {
-  static const bool warmed = (warm_buffers(lib), true);
-  (void)warmed;
+// The buffers OpenBLAS's own worker threads keep are reached only through a threaded call.
+// These two fill every worker's packed panels (f32 and f64 panels end at different places);
+// measured, threaded calls afterwards ran as fast as after a long mixed workload. About 1.3
+// GFLOP: some 25 ms on 2 cores.
+void warm_worker_buffers(const Library& lib) {
+  constexpr int kM = 1024, kN = 1024, kKf = 384, kKd = 256;
+  std::vector<double> zeros(std::size_t{kM} * kN + std::size_t{2} * kM * kKf);
+  double* c = zeros.data();
+  double* a = c + std::size_t{kM} * kN;
+  double* b = a + std::size_t{kM} * kKf;
+  const int n = kTrans[0];
+  lib.sgemm(kColMajor, n, n, kM, kN, kKf, 1.0f, reinterpret_cast<const float*>(a), kM,
+            reinterpret_cast<const float*>(b), kKf, 0.0f, reinterpret_cast<float*>(c), kM);
+  lib.dgemm(kColMajor, n, n, kM, kN, kKd, 1.0, a, kM, b, kKd, 0.0, c, kM);
+}
+
+// Where OpenBLAS 0.3.21 starts to use its threads: m * n * k of 64^3 (its SMP threshold).
+constexpr double kOpenBlasThreadedMnk = 262144.0;
+
+// Each warming runs once per process, before the first call that needs it.
+void warm_once(const Library& lib, const Problem& p, bool threaded_items) {
+  static const bool buffers = (warm_buffers(lib), true);
+  (void)buffers;
+  const double mnk = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+  if (!threaded_items || mnk < kOpenBlasThreadedMnk) return;
+  static const bool workers = (warm_worker_buffers(lib), true);
+  (void)workers;
 }
 
 template <class T>
@@ -141,14 +165,15 @@ class OpenBlas final : public Candidate {
   void launch(const Problem& p) const override {
     require_runnable(*this, p);
     const Library& lib = library();
-    warm_once(lib);
+    const bool threaded_items = par_item_ || p.batch == 1;  // OpenBLAS threads each item
+    warm_once(lib, p, threaded_items);
     dispatch(p.dtype, [&]<class T>() {
       // Reference BLAS's quick path, done here so no vendor quirk can read A, B or a NaN C.
       if (quick_path<T>(p)) return;
       auto one = [&](std::int64_t i) {
         call_gemm<T>(lib, p, p.item_a<T>(i), p.item_b<T>(i), p.item_c<T>(i));
       };
-      if (par_item_ || p.batch == 1) {
+      if (threaded_items) {
         for (std::int64_t i = 0; i < p.batch; ++i) one(i);
       } else {
 #pragma omp parallel for schedule(static)
