@@ -16,10 +16,14 @@ std::string_view commit_id();  // generated at build time (cmake/commit.cmake)
 
 std::string_view to_string(Status s) noexcept {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::failed: return "failed";
-    case Status::error: return "error";
-    case Status::not_runnable: return "not-runnable";
+    case Status::ok:
+      return "ok";
+    case Status::failed:
+      return "failed";
+    case Status::error:
+      return "error";
+    case Status::not_runnable:
+      return "not-runnable";
   }
   return "?";
 }
@@ -44,7 +48,9 @@ double macs_of(const Key& k) {
          static_cast<double>(k.batch);
 }
 
-double flops_of(const Key& k) { return (is_complex(k.dtype) ? 8.0 : 2.0) * macs_of(k); }
+double flops_of(const Key& k) {
+  return (is_complex(k.dtype) ? 8.0 : 2.0) * macs_of(k);
+}
 
 double bytes_of(const Key& k) {
   const double e = static_cast<double>(size_of(k.dtype));
@@ -78,8 +84,8 @@ std::vector<Problem> check_pieces(const Problem& p, double budget) {
   };
   if (per_item * static_cast<double>(p.batch) <= budget) return {p};
   if (per_item <= budget) {
-    const auto items = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_item), 2,
-                                                p.batch);
+    const auto items =
+        std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_item), 2, p.batch);
     std::int64_t last = -1;
     for (std::int64_t j = 0; j < items; ++j) {
       const std::int64_t i = j * (p.batch - 1) / (items - 1);
@@ -90,9 +96,10 @@ std::vector<Problem> check_pieces(const Problem& p, double budget) {
   }
   // One item is over budget: check column blocks at the left and right edges of C, of the
   // first and the last item.
-  const double per_col = static_cast<double>(p.m) * static_cast<double>(std::max<std::int64_t>(p.k, 1));
-  const std::int64_t cols = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_col / 4), 1,
-                                                     p.n);
+  const double per_col =
+      static_cast<double>(p.m) * static_cast<double>(std::max<std::int64_t>(p.k, 1));
+  const std::int64_t cols =
+      std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_col / 4), 1, p.n);
   for (std::int64_t i : {std::int64_t{0}, p.batch - 1}) {
     Problem q = item(i);
     for (std::int64_t j0 : {std::int64_t{0}, p.n - cols}) {
@@ -183,7 +190,8 @@ PointReport measure_arms(const Key& key, std::span<const LaunchArm> arms, Measur
         std::snprintf(buf, sizeof buf, "err/bound %.3g", worst);
         r.detail = buf;
         const LaunchArm* arm = &arms[a];
-        timed.push_back({arm->name, [arm, &sets](std::int64_t s) { arm->launch(sets.problem(s)); }});
+        timed.push_back(
+            {arm->name, [arm, &sets](std::int64_t s) { arm->launch(sets.problem(s)); }});
         timed_index.push_back(a);
       }
     }

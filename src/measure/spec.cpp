@@ -84,21 +84,30 @@ Spec parse_spec(std::string_view text, const std::string& path) {
     };
     double v = 0;
     if (name == "block") {
-      if (block) { error(toks[0].column, "block inside a block (missing 'end'?)"); continue; }
+      if (block) {
+        error(toks[0].column, "block inside a block (missing 'end'?)");
+        continue;
+      }
       spec.blocks.emplace_back();
       block = &spec.blocks.back();
-      block->name = toks.size() > 1 ? std::string(toks[1].text) : "block" + std::to_string(spec.blocks.size());
+      block->name = toks.size() > 1 ? std::string(toks[1].text)
+                                    : "block" + std::to_string(spec.blocks.size());
       block->line = line_no;
       continue;
     }
     if (name == "end") {
-      if (!block) { error(toks[0].column, "'end' without 'block'"); continue; }
+      if (!block) {
+        error(toks[0].column, "'end' without 'block'");
+        continue;
+      }
       for (int d = 0; d < 4; ++d) {
         if (block->values[d].empty() && block->tie[d] < 0) {
-          error(toks[0].column, std::string("block '") + block->name + "' has no '" + kDims[d] + "'");
+          error(toks[0].column,
+                std::string("block '") + block->name + "' has no '" + kDims[d] + "'");
         }
       }
-      if (block->dtypes.empty()) error(toks[0].column, "block '" + block->name + "' has no 'dtype'");
+      if (block->dtypes.empty())
+        error(toks[0].column, "block '" + block->name + "' has no 'dtype'");
       if (block->forms.empty()) block->forms = {{Op::N, Op::N}};
       if (block->layouts.empty()) block->layouts = {Layout::packed};
       block = nullptr;
@@ -108,22 +117,28 @@ Spec parse_spec(std::string_view text, const std::string& path) {
       if (name == "dtype") {
         for (std::size_t i = 1; i < toks.size(); ++i) {
           auto s = parse_scalar(toks[i].text);
-          if (!s) error(toks[i].column, "unknown dtype (f32, f64, c32, c64)");
-          else block->dtypes.push_back(*s);
+          if (!s)
+            error(toks[i].column, "unknown dtype (f32, f64, c32, c64)");
+          else
+            block->dtypes.push_back(*s);
         }
       } else if (name == "forms") {
         for (std::size_t i = 1; i < toks.size(); ++i) {
           std::string_view f = toks[i].text;
           auto a = f.size() == 2 ? parse_op(f.substr(0, 1)) : std::nullopt;
           auto b = f.size() == 2 ? parse_op(f.substr(1, 1)) : std::nullopt;
-          if (!a || !b || f[0] > 'Z' || f[1] > 'Z') error(toks[i].column, "a form is two of N, T, C: NN, NT, CN ...");
-          else block->forms.emplace_back(*a, *b);
+          if (!a || !b || f[0] > 'Z' || f[1] > 'Z')
+            error(toks[i].column, "a form is two of N, T, C: NN, NT, CN ...");
+          else
+            block->forms.emplace_back(*a, *b);
         }
       } else if (name == "layout") {
         for (std::size_t i = 1; i < toks.size(); ++i) {
           auto l = parse_layout(toks[i].text);
-          if (!l) error(toks[i].column, "unknown layout (packed, strided)");
-          else block->layouts.push_back(*l);
+          if (!l)
+            error(toks[i].column, "unknown layout (packed, strided)");
+          else
+            block->layouts.push_back(*l);
         }
       } else if (name == "max-macs") {
         one_number(1, 1e18, block->max_macs);
@@ -162,8 +177,10 @@ Spec parse_spec(std::string_view text, const std::string& path) {
       continue;
     }
     if (name == "name") {
-      if (toks.size() != 2) error(toks[0].column, "'name' takes one word");
-      else spec.name = std::string(toks[1].text);
+      if (toks.size() != 2)
+        error(toks[0].column, "'name' takes one word");
+      else
+        spec.name = std::string(toks[1].text);
     } else if (name == "repetitions") {
       if (one_number(7, 1000, v)) spec.measure.harness.repetitions = static_cast<int>(v);
     } else if (name == "warmup-ms") {
@@ -181,8 +198,10 @@ Spec parse_spec(std::string_view text, const std::string& path) {
     } else if (name == "candidates") {
       if (toks.size() == 2 && toks[1].text == "all") continue;
       for (std::size_t i = 1; i < toks.size(); ++i) {
-        if (!parse_spelling(toks[i].text)) error(toks[i].column, "bad spelling");
-        else spec.candidates.emplace_back(toks[i].text);
+        if (!parse_spelling(toks[i].text))
+          error(toks[i].column, "bad spelling");
+        else
+          spec.candidates.emplace_back(toks[i].text);
       }
       if (toks.size() < 2) error(toks[0].column, "expected 'all' or spellings");
     } else {
@@ -192,7 +211,8 @@ Spec parse_spec(std::string_view text, const std::string& path) {
     }
   }
   if (block) diags.push_back({line_no, 1, "block '" + block->name + "' has no 'end'"});
-  if (spec.blocks.empty() && diags.empty()) diags.push_back({1, 1, "no blocks: the lattice is empty"});
+  if (spec.blocks.empty() && diags.empty())
+    diags.push_back({1, 1, "no blocks: the lattice is empty"});
   if (!diags.empty()) {
     std::string message;
     for (const auto& d : diags) {

@@ -46,7 +46,9 @@ TEST(TieRule, DisplacesIsStrictAtTheThreshold) {
 }
 
 TEST(TieRule, TheFullRankingIsRepeatedWinnerSelection) {
-  auto r = rank_point({{"cpu.direct", 50, 0}, {"cpu.small", 60, 0}, {"openblas", 100, 0},
+  auto r = rank_point({{"cpu.direct", 50, 0},
+                       {"cpu.small", 60, 0},
+                       {"openblas", 100, 0},
                        {"openblas:par=item", 99, 0}},
                       kOrder, 0.03);
   EXPECT_EQ(names(r),
@@ -81,10 +83,16 @@ Results sample_results() {
   const Key c{Scalar::c64, Op::C, Op::N, Layout::strided, 8, 8, 8, 1};
   const Key d{Scalar::f64, Op::T, Op::N, Layout::packed, 9, 9, 9, 9};
   res.rows = {
-      row(a, "openblas", 100, 1), row(a, "cpu.small", 40, 2), row(a, "cpu.direct", 0, 0, Status::failed),
-      row(b, "openblas", 10, 1), row(b, "cpu.small", 9.9, 1), row(b, "cpu.direct", 30, 1),
-      row(c, "cpu.small", 5, 1, Status::ok, Origin::refined), row(c, "openblas", 4, 1, Status::ok, Origin::refined),
-      row(d, "cpu.direct", 0, 0, Status::error), row(d, "cpu.small", 0, 0, Status::not_runnable),
+      row(a, "openblas", 100, 1),
+      row(a, "cpu.small", 40, 2),
+      row(a, "cpu.direct", 0, 0, Status::failed),
+      row(b, "openblas", 10, 1),
+      row(b, "cpu.small", 9.9, 1),
+      row(b, "cpu.direct", 30, 1),
+      row(c, "cpu.small", 5, 1, Status::ok, Origin::refined),
+      row(c, "openblas", 4, 1, Status::ok, Origin::refined),
+      row(d, "cpu.direct", 0, 0, Status::error),
+      row(d, "cpu.small", 0, 0, Status::not_runnable),
       // A later measurement of a pair replaces the earlier one.
       row(b, "cpu.direct", 3, 1),
   };
@@ -105,7 +113,7 @@ TEST(Build, RowsAreRankedSortedAndFailuresLeftOut) {
   // Sorted: f32 4^3, f32 16^3, c64.
   EXPECT_EQ(t.rows[0].key.m, 4);
   EXPECT_EQ(t.rows[0].entries.front().spelling, "cpu.direct");  // the later 3 us measurement
-  EXPECT_EQ(t.rows[0].entries[1].spelling, "openblas");          // cpu.small within 3%
+  EXPECT_EQ(t.rows[0].entries[1].spelling, "openblas");         // cpu.small within 3%
   EXPECT_EQ(t.rows[1].entries.front().spelling, "cpu.small");
   EXPECT_EQ(t.rows[1].entries.size(), 2u);  // the failed cpu.direct never appears
   EXPECT_EQ(t.rows[2].origin, Origin::refined);

@@ -49,7 +49,8 @@ std::vector<ResultRow> rows() {
 }
 
 std::string file_text() {
-  std::string s = results_header(fingerprint(), {{"method", "fake, with commas"}, {"spec", "x.spec"}});
+  std::string s =
+      results_header(fingerprint(), {{"method", "fake, with commas"}, {"spec", "x.spec"}});
   for (const auto& r : rows()) s += format_result_row(r) + "\n";
   return s;
 }
@@ -133,7 +134,8 @@ TEST(Resume, DonePairsAreSkippedWhateverTheirStatus) {
 
 TEST(ResultsWriter, AppendCutsThePartialLineAndKeepsEverythingElse) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("gemmroute-results-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("gemmroute-results-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string path = (dir / "r.csv").string();
   fs::remove(path);

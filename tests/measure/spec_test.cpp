@@ -57,7 +57,8 @@ TEST(Spec, LatticeIsTheProductWithTiesFoldingAndLimits) {
     EXPECT_LE(static_cast<double>(k.m * k.n * k.k * k.batch), 5e4);
   }
   bool folded = false;
-  for (const Key& k : keys) folded = folded || (k.dtype == Scalar::f32 && k.ta == Op::T && k.tb == Op::T);
+  for (const Key& k : keys)
+    folded = folded || (k.dtype == Scalar::f32 && k.ta == Op::T && k.tb == Op::T);
   EXPECT_TRUE(folded);
 }
 
@@ -80,12 +81,14 @@ TEST(Spec, ErrorsNameFileLineAndColumn) {
   EXPECT_NE(message("repetitions 3\nblock a\n dtype f32\n m 1\n n 1\n k 1\n batch 1\nend\n")
                 .find("bad.spec:1:13:"),
             std::string::npos);
-  EXPECT_NE(message("block a\n dtype f16\n").find("bad.spec:2:8: unknown dtype"), std::string::npos);
+  EXPECT_NE(message("block a\n dtype f16\n").find("bad.spec:2:8: unknown dtype"),
+            std::string::npos);
   EXPECT_NE(message("block a\n dtype f32\n m 4\n n 4\n k 4\nend\n").find("no 'batch'"),
             std::string::npos);
   EXPECT_NE(message("block a\n dtype f32\n m 4 x\n").find("bad.spec:3:6:"), std::string::npos);
   EXPECT_NE(message("colour blue\n").find("unknown field 'colour'"), std::string::npos);
-  EXPECT_NE(message("block a\n dtype f32\n m =n\n n =m\n").find("bad.spec:4:5:"), std::string::npos);
+  EXPECT_NE(message("block a\n dtype f32\n m =n\n n =m\n").find("bad.spec:4:5:"),
+            std::string::npos);
   EXPECT_NE(message("# nothing\n").find("lattice is empty"), std::string::npos);
 }
 
