@@ -11,7 +11,7 @@
 #include "args.hpp"
 #include "core/context_state.hpp"
 #include "core/select.hpp"
-#include "cpu/reference.hpp"
+#include "reference/reference.hpp"
 #include "gemmroute/gemmroute.hpp"
 #include "problem_args.hpp"
 #include "verbs.hpp"
@@ -111,7 +111,7 @@ Line run_strided(Context& ctx, Op ta, Op tb, std::int64_t m, std::int64_t n, std
   got.c = {c.data(), nullptr, m, m * n};
   Problem orig = got;
   orig.c.base = c0.data();
-  auto check = cpu::check_against_reference(got, orig);
+  auto check = reference::check_against_reference(got, orig);
 
   Options vendor;
   vendor.pin = std::string(ctx.state().backend->last_resort_vendor().spelling());
@@ -170,7 +170,7 @@ Line run_grouped(Context& ctx, std::mt19937_64& rng, int reps) {
     got.c = {it.c.data(), nullptr, it.m, 0};
     Problem orig = got;
     orig.c.base = it.c0.data();
-    auto check = cpu::check_against_reference(got, orig);
+    auto check = reference::check_against_reference(got, orig);
     worst = std::max(worst, check.worst);
     ok = ok && check.ok;
   }

@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstdint>
 
+#include "core/dispatch.hpp"
 #include "core/problem.hpp"
 
 namespace gemmroute::cpu {
@@ -54,22 +55,6 @@ bool quick_path(const Problem& p) {
   const T beta = p.beta_as<T>();
   for_each_item(p, [&](std::int64_t i) { scale_item(p.m, p.n, beta, p.item_c<T>(i), p.c.ld); });
   return true;
-}
-
-// Calls f.template operator()<T>() with T the problem's scalar type.
-template <class F>
-decltype(auto) dispatch(Scalar s, F&& f) {
-  switch (s) {
-    case Scalar::f32:
-      return f.template operator()<float>();
-    case Scalar::f64:
-      return f.template operator()<double>();
-    case Scalar::c32:
-      return f.template operator()<std::complex<float>>();
-    case Scalar::c64:
-      return f.template operator()<std::complex<double>>();
-  }
-  return f.template operator()<float>();
 }
 
 }  // namespace gemmroute::cpu

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <exception>
 
-#include "cpu/reference.hpp"
+#include "reference/reference.hpp"
 
 #ifndef GEMMROUTE_VERSION
 #define GEMMROUTE_VERSION "unknown"
@@ -153,7 +153,7 @@ std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevi
     auto orig_pieces = check_pieces(orig, check_macs);
     double w = 0;
     for (std::size_t i = 0; i < got_pieces.size() && why.empty(); ++i) {
-      auto c = cpu::check_against_reference(got_pieces[i], orig_pieces[i]);
+      auto c = reference::check_against_reference(got_pieces[i], orig_pieces[i]);
       w = std::max(w, c.worst);
       if (!c.ok) why = "wrong result: " + c.message;
     }

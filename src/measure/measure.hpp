@@ -59,7 +59,7 @@ PointReport measure_arms(const Key& key, std::span<const LaunchArm> arms, Measur
                          const MeasureOptions& options, Arena* arena = nullptr);
 
 // Checks one launch on a copy of set 0 (restored afterwards): runs it, downloads C and compares
-// sampled items with cpu::check_against_reference. Empty string when correct, else why not.
+// sampled items with reference::check_against_reference. Empty string when correct, else why not.
 std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevice& device,
                       double check_macs, double* worst = nullptr);
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "cpu/reference.hpp"
+#include "reference/reference.hpp"
 #include "gemmroute/gemmroute.hpp"
 #include "support.hpp"
 
@@ -241,7 +241,7 @@ TEST(GemmGrouped, MixedItemsAreCorrectAndAnInvalidItemWritesNothing) {
     got.c = {it.c.data(), nullptr, it.m, 0};
     Problem orig = got;
     orig.c.base = it.c0.data();
-    auto check = cpu::check_against_reference(got, orig);
+    auto check = reference::check_against_reference(got, orig);
     EXPECT_TRUE(check.ok) << check.message;
   }
 }

@@ -9,7 +9,7 @@
 
 #include "core/backend.hpp"
 #include "cpu/batch.hpp"
-#include "cpu/reference.hpp"
+#include "reference/reference.hpp"
 #include "gemmroute/error.hpp"
 #include "support.hpp"
 
@@ -129,7 +129,7 @@ Outcome run_case(const Candidate& cand, Op ta, Op tb, const Shape& s, Storage st
   for (std::int64_t i = 0; i < s.batch; ++i) c0_pointers.push_back(C0.item(i));
   orig.c = storage == Storage::pointers ? Operand{nullptr, c0_pointers.data(), C.ld, 0}
                                         : Operand{C0.data.data(), nullptr, C.ld, C.stride};
-  auto check = cpu::check_against_reference(p, orig);
+  auto check = reference::check_against_reference(p, orig);
   if (!check.ok) out.failure = check.message;
   return out;
 }
@@ -186,7 +186,7 @@ class CandidateTest : public ::testing::TestWithParam<Param> {
 
 template <class F>
 void for_scalar(Scalar s, F&& f) {
-  cpu::dispatch(s, std::forward<F>(f));
+  dispatch(s, std::forward<F>(f));
 }
 
 TEST_P(CandidateTest, MatchesReferenceInEveryFormAndStorage) {

@@ -1,12 +1,12 @@
-#include "cpu/reference.hpp"
+#include "reference/reference.hpp"
 
 #include <cmath>
 #include <complex>
 #include <limits>
 
-#include "cpu/batch.hpp"
+#include "core/dispatch.hpp"
 
-namespace gemmroute::cpu {
+namespace gemmroute::reference {
 namespace {
 
 using LD = long double;
@@ -148,4 +148,4 @@ void reference_gemm(const Problem& problem) {
   dispatch(problem.dtype, [&]<class T>() { reference_typed<T>(problem); });
 }
 
-}  // namespace gemmroute::cpu
+}  // namespace gemmroute::reference

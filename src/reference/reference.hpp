@@ -1,5 +1,7 @@
-// The oracle: every scalar and form in long double (64-bit mantissa, so also for f64), with
-// the per-element bound of DESIGN.md "Numerics in tests". Not a table candidate.
+// The oracle every backend and the measuring harness check against: every scalar and form in
+// long double (64-bit mantissa, so also for f64), with the per-element bound
+// c * eps * (|alpha| sum |a||b| + |beta| |c0|), c = 16, of docs/architecture.md ("Numerics").
+// Host memory only; not a table candidate. Depends on core alone.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +9,7 @@
 
 #include "core/problem.hpp"
 
-namespace gemmroute::cpu {
+namespace gemmroute::reference {
 
 struct Check {
   bool ok = true;
@@ -26,4 +28,4 @@ Check check_against_reference(const Problem& computed, const Problem& original,
 // Writes the reference result, rounded to the working precision, into original's C.
 void reference_gemm(const Problem& problem);
 
-}  // namespace gemmroute::cpu
+}  // namespace gemmroute::reference

@@ -5,7 +5,7 @@
 #include <complex>
 #include <limits>
 
-#include "cpu/reference.hpp"
+#include "reference/reference.hpp"
 
 namespace gemmroute {
 namespace {
@@ -29,7 +29,7 @@ TEST(Reference, HandComputedRealProduct) {
   Problem p = tiny(Scalar::f64, a, b, c);
   p.alpha = 2.0;
   p.beta = -1.0;
-  cpu::reference_gemm(p);
+  reference::reference_gemm(p);
   EXPECT_EQ(c[0], 45);
   EXPECT_EQ(c[1], 67);
   EXPECT_EQ(c[2], 61);
@@ -44,7 +44,7 @@ TEST(Reference, ConjugateTransposeOfComplex) {
   Z c[4] = {};
   Problem p = tiny(Scalar::c64, a, b, c);
   p.ta = Op::C;
-  cpu::reference_gemm(p);
+  reference::reference_gemm(p);
   EXPECT_EQ(c[0], Z(0, -1));
   EXPECT_EQ(c[3], Z(1, 0));
 }
@@ -55,16 +55,16 @@ TEST(Reference, CheckRejectsAnErrorAboveTheBoundAndNaN) {
   Problem orig = tiny(Scalar::f32, a, b, c0);
   Problem got = tiny(Scalar::f32, a, b, c);
   std::copy(c0, c0 + 4, c);
-  cpu::reference_gemm(got);  // c = the rounded reference
-  EXPECT_TRUE(cpu::check_against_reference(got, orig).ok);
+  reference::reference_gemm(got);  // c = the rounded reference
+  EXPECT_TRUE(reference::check_against_reference(got, orig).ok);
   c[2] *= 1.0f + 64 * std::numeric_limits<float>::epsilon();  // 64 eps: above 16 eps bound
-  auto bad = cpu::check_against_reference(got, orig);
+  auto bad = reference::check_against_reference(got, orig);
   EXPECT_FALSE(bad.ok);
   EXPECT_EQ(bad.row, 0);
   EXPECT_EQ(bad.col, 1);
-  cpu::reference_gemm(got);
+  reference::reference_gemm(got);
   c[1] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_FALSE(cpu::check_against_reference(got, orig).ok);
+  EXPECT_FALSE(reference::check_against_reference(got, orig).ok);
 }
 
 TEST(Reference, BetaZeroIgnoresNaNInC) {
@@ -72,9 +72,9 @@ TEST(Reference, BetaZeroIgnoresNaNInC) {
   double c0[] = {NAN, NAN, INFINITY, NAN}, c[] = {NAN, NAN, INFINITY, NAN};
   Problem got = tiny(Scalar::f64, a, b, c);
   Problem orig = tiny(Scalar::f64, a, b, c0);
-  cpu::reference_gemm(got);
+  reference::reference_gemm(got);
   EXPECT_EQ(c[0], 23);
-  EXPECT_TRUE(cpu::check_against_reference(got, orig).ok);
+  EXPECT_TRUE(reference::check_against_reference(got, orig).ok);
 }
 
 }  // namespace
