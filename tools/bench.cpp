@@ -130,7 +130,8 @@ int bench(const Argv& argv) {
   if (mo.harness.min_sample_us <= 0) throw UsageError("--min-sample-us must be > 0");
 
   auto backend = make_backend(device);
-  auto mdev = make_measure_device(*backend);
+  auto exec = backend->make_exec(nullptr);
+  auto mdev = make_measure_device(*backend, *exec);
   std::string table_path = args.get_or("table", "");
   if (table_path.empty()) {
     const char* env = std::getenv("GEMMROUTE_TABLE");
@@ -188,7 +189,7 @@ int bench(const Argv& argv) {
         {"auto",
          [&](const Problem& p) {
            try {
-             auto sel = select(p, key_of(p), table.get(), *backend, Overrides{}, nullptr);
+             auto sel = select(p, key_of(p), table.get(), *backend, *exec, Overrides{}, nullptr);
              auto_choice = std::string(sel.candidate->spelling());
              return Verdict::yes();
            } catch (const std::exception&) {
@@ -198,10 +199,11 @@ int bench(const Argv& argv) {
          [&](const Problem& p) {
            // What gemm() does per call after building the problem: validate, key, select, launch.
            Problem q = p;
-           validate(q);
-           select(q, key_of(q), table.get(), *backend, Overrides{}, nullptr).candidate->launch(q);
+           validate(q, false, backend->host_memory());
+           select(q, key_of(q), table.get(), *backend, *exec, Overrides{}, nullptr)
+               .candidate->launch(q, *exec);
          }});
-    for (const Candidate* c : backend->candidates()) arms.push_back(arm_for(*c));
+    for (const Candidate* c : backend->candidates()) arms.push_back(arm_for(*c, *exec));
     PointReport r;
     try {
       r = measure_arms(s.key, arms, *mdev, mo, &arena);

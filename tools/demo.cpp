@@ -73,10 +73,11 @@ void print(const Line& l) {
 }
 
 std::string chosen(Context& ctx, const Problem& p) {
-  auto& st = ctx.state();
+  auto& st = detail::Access::state(ctx);
   Options none;
   return std::string(
-      select(p, key_of(p), st.table_for(none), *st.backend, st.overrides_for(none), nullptr)
+      select(p, key_of(p), st.table_for(none), *st.backend, *st.exec, st.overrides_for(none),
+             nullptr)
           .candidate->spelling());
 }
 
@@ -114,7 +115,7 @@ Line run_strided(Context& ctx, Op ta, Op tb, std::int64_t m, std::int64_t n, std
   auto check = reference::check_against_reference(got, orig);
 
   Options vendor;
-  vendor.pin = std::string(ctx.state().backend->last_resort_vendor().spelling());
+  vendor.pin = std::string(detail::Access::state(ctx).backend->last_resort_vendor().spelling());
   const double t_ours = median_seconds([&] { call({}); }, reps);
   const double t_vendor = median_seconds([&] { call(vendor); }, reps);
   char shape[96];
@@ -175,7 +176,7 @@ Line run_grouped(Context& ctx, std::mt19937_64& rng, int reps) {
     ok = ok && check.ok;
   }
   Options vendor;
-  vendor.pin = std::string(ctx.state().backend->last_resort_vendor().spelling());
+  vendor.pin = std::string(detail::Access::state(ctx).backend->last_resort_vendor().spelling());
   const double t_ours = median_seconds([&] { gemm_grouped(ctx, list); }, reps);
   const double t_vendor = median_seconds([&] { gemm_grouped(ctx, list, vendor); }, reps);
   return {"f64 N N grouped: 600 items, 7^3 sizes",
@@ -206,10 +207,10 @@ int demo(const Argv& argv) {
   if (reps < 1) throw UsageError("--reps must be >= 1");
   std::mt19937_64 rng(static_cast<std::uint64_t>(args.integer("seed", 2026)));
   Context ctx;
-  const Table* table = ctx.state().table.get();
+  const Table* table = detail::Access::state(ctx).table.get();
   std::printf("gemmroute demo on %s (%s threads); table %s\n",
-              ctx.state().backend->fingerprint().get("device")->c_str(),
-              ctx.state().backend->fingerprint().get("cores")->c_str(),
+              detail::Access::state(ctx).backend->fingerprint().get("device")->c_str(),
+              detail::Access::state(ctx).backend->fingerprint().get("cores")->c_str(),
               table ? table->path.c_str() : "(none)");
   std::printf("%-40s %-18s %11s %11s %10s %10s\n", "shape", "choice", "ours", "vendor",
               "vendor/ours", "err/bound");

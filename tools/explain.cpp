@@ -34,12 +34,12 @@ int explain(const Argv& argv) {
     if (!options.route) throw UsageError("--route: expected auto, native or vendor");
   }
   Context ctx(device);
-  auto& st = ctx.state();
+  auto& st = detail::Access::state(ctx);
   const Table* table = st.table_for(options);
   Overrides ov = st.overrides_for(options);
   Key key = key_of(p);
   Trace trace;
-  Selection s = select(p, key, table, *st.backend, ov, &trace);
+  Selection s = select(p, key, table, *st.backend, *st.exec, ov, &trace);
   std::fputs(format_explain(key, table, s, trace, ov).c_str(), stdout);
   return 0;
 }

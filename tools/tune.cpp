@@ -48,6 +48,7 @@ constexpr const char* kHelp =
 
 struct Session {
   const Backend* backend = nullptr;
+  const Exec* exec = nullptr;
   MeasureDevice* device = nullptr;
   const Spec* spec = nullptr;
   std::vector<const Candidate*> candidates;
@@ -77,7 +78,7 @@ std::string describe_point(const Key& k) { return to_string(k); }
 std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin, Progress* progress) {
   std::vector<LaunchArm> arms;
   for (const Candidate* c : s.candidates) {
-    if (!is_done(s.done, key, c->spelling())) arms.push_back(arm_for(*c));
+    if (!is_done(s.done, key, c->spelling())) arms.push_back(arm_for(*c, *s.exec));
   }
   std::vector<ResultRow> rows;
   if (arms.empty()) return rows;
@@ -270,9 +271,11 @@ int tune(const Argv& argv) {
   const bool refining = args.get("refine").has_value();
 
   auto backend = make_backend(device);
-  auto mdev = make_measure_device(*backend);
+  auto exec = backend->make_exec(nullptr);
+  auto mdev = make_measure_device(*backend, *exec);
   Session s;
   s.backend = backend.get();
+  s.exec = exec.get();
   s.device = mdev.get();
   s.spec = &spec;
   if (spec.candidates.empty()) {

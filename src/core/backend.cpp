@@ -8,11 +8,40 @@ const Candidate* Backend::find(std::string_view spelling) const {
   for (const Candidate* c : candidates()) {
     if (c->spelling() == spelling) return c;
   }
+  for (const Candidate* c : {&last_resort_native(), &last_resort_vendor()}) {
+    if (c->spelling() == spelling) return c;
+  }
   return nullptr;
 }
 
-void require_runnable(const Candidate& candidate, const Problem& problem) {
+Resolved Backend::resolve(std::string_view spelling) const {
+  Resolved r;
+  r.candidate = find(spelling);
+  if (!r.candidate) {
+    r.error = "unknown spelling '" + std::string(spelling) + "' for the " + std::string(name()) +
+              " backend";
+  }
+  return r;
+}
+
+std::unique_ptr<Exec> Backend::make_exec(void* stream) const {
+  if (stream) {
+    throw Error(Errc::unsupported, "stream",
+                "the " + std::string(name()) + " backend runs on no stream");
+  }
+  return std::make_unique<Exec>();
+}
+
+Verdict runnable(const Candidate& candidate, const Problem& problem, const Exec& exec) {
   Verdict v = candidate.can_run(problem);
+  if (v.ok && candidate.workspace_bytes(problem) > exec.workspace_bytes()) {
+    return Verdict::no("needs more workspace than the Context has");
+  }
+  return v;
+}
+
+void require_runnable(const Candidate& candidate, const Problem& problem, const Exec& exec) {
+  Verdict v = runnable(candidate, problem, exec);
   if (!v.ok) {
     throw Error(Errc::not_runnable, "candidate",
                 std::string(candidate.spelling()) + " cannot run " + to_string(key_of(problem)) +
@@ -20,16 +49,16 @@ void require_runnable(const Candidate& candidate, const Problem& problem) {
   }
 }
 
-std::unique_ptr<Backend> make_cpu_backend();
-
 std::unique_ptr<Backend> make_backend(Device device) {
-  switch (device.kind) {
-    case BackendKind::cpu:
-      return make_cpu_backend();
-    case BackendKind::cuda:
-      throw Error(Errc::unsupported, "device", "this build has no CUDA backend");
+  for (const BackendEntry& e : built_backends()) {
+    if (e.kind == device.kind) return e.make(device);
   }
-  throw Error(Errc::invalid_argument, "device", "unknown device kind");
+  if (device.kind == BackendKind::cuda) {
+    throw Error(Errc::unsupported, "device",
+                "this build has no CUDA backend (it was configured without a CUDA compiler or "
+                "with -DGEMMROUTE_CUDA=OFF)");
+  }
+  throw Error(Errc::unsupported, "device", "this build has no backend for that device");
 }
 
 }  // namespace gemmroute

@@ -1,16 +1,29 @@
-// Backend: a device's vocabulary of candidates (in tie-break order), its fingerprint and its
-// last resorts. The selector knows backends only through this.
+// Backend: a device's vocabulary of candidates (in tie-break order), its fingerprint, its last
+// resorts and its execution resources. The selector knows backends only through this; backends
+// register in the one list of the build (src/backends.cpp), so core names none of them.
 #pragma once
 
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "core/candidate.hpp"
+#include "core/exec.hpp"
 #include "core/fingerprint.hpp"
 #include "gemmroute/types.hpp"
 
 namespace gemmroute {
+
+// What a spelling resolves to: a candidate the backend owns for its whole life, or one made for
+// this spelling (spellings with parameters the fixed vocabulary does not list), which the
+// caller keeps alive (a table owns the candidates it resolved). candidate is null when the
+// spelling names nothing; error then says why.
+struct Resolved {
+  const Candidate* candidate = nullptr;
+  std::shared_ptr<const Candidate> owned;
+  std::string error;
+};
 
 class Backend {
  public:
@@ -18,17 +31,36 @@ class Backend {
   virtual BackendKind kind() const = 0;
   virtual std::string_view name() const = 0;  // "cpu", "cuda": the tables/ subfolder
   virtual const Fingerprint& fingerprint() const = 0;
-  // Every candidate, earliest first in tie-break order.
+  // Every candidate the tuner measures, earliest first in tie-break order.
   virtual std::span<const Candidate* const> candidates() const = 0;
   // The generic native kernel (runs everything) and the vendor call.
   virtual const Candidate& last_resort_native() const = 0;
   virtual const Candidate& last_resort_vendor() const = 0;
   // Whether a candidate's measurements depend on a fingerprint field (a vendor's version).
   virtual bool depends_on(const Candidate& candidate, std::string_view field) const = 0;
+  // Whether the host may read the memory calls pass (pointer arrays included): true on the
+  // CPU; false on a GPU, where validation must not dereference the caller's pointers.
+  virtual bool host_memory() const { return true; }
+  // The execution resources of one Context: on the caller's stream when `stream` is not null
+  // (a cudaStream_t on CUDA), else on resources of its own.
+  virtual std::unique_ptr<Exec> make_exec(void* stream) const;
 
-  // The candidate a spelling names, or nullptr.
+  // The candidate a spelling names. The default looks in candidates() and the last resorts;
+  // backends with parameterised families override it.
+  virtual Resolved resolve(std::string_view spelling) const;
+  // resolve() for spellings of the fixed vocabulary only: nullptr for anything else.
   const Candidate* find(std::string_view spelling) const;
 };
+
+// One backend of this build: its kind, its name and how to make it for a device.
+struct BackendEntry {
+  BackendKind kind;
+  std::string_view name;
+  std::unique_ptr<Backend> (*make)(Device device);
+};
+
+// The backends this build has (src/backends.cpp, the one list that names them).
+std::span<const BackendEntry> built_backends();
 
 // The backend for a device; throws Error(unsupported) when this build or machine lacks it.
 std::unique_ptr<Backend> make_backend(Device device);

@@ -1,9 +1,11 @@
 // Candidate: one runnable implementation, named by its spelling. Backends own them; the
-// selector only asks can_run and calls launch.
+// selector only asks can_run and workspace_bytes and calls launch.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
+#include "core/exec.hpp"
 #include "core/problem.hpp"
 
 namespace gemmroute {
@@ -27,11 +29,18 @@ class Candidate {
   virtual Provider provider() const = 0;
   // Exactly the problems launch instantiates. The problem is validated and folded.
   virtual Verdict can_run(const Problem& problem) const = 0;
-  // Runs the whole batch; throws Error(not_runnable) if can_run refuses the problem.
-  virtual void launch(const Problem& problem) const = 0;
+  // Device workspace a launch of this problem needs (taken from the Exec, never allocated).
+  virtual std::size_t workspace_bytes(const Problem&) const { return 0; }
+  // Runs the whole batch with the Context's resources (asynchronously where the device is);
+  // throws Error(not_runnable) if can_run refuses the problem or the Exec's workspace is
+  // smaller than workspace_bytes.
+  virtual void launch(const Problem& problem, const Exec& exec) const = 0;
 };
 
-// For launch implementations: throws when can_run refuses.
-void require_runnable(const Candidate& candidate, const Problem& problem);
+// For launch implementations: throws when can_run refuses or the workspace is too small.
+void require_runnable(const Candidate& candidate, const Problem& problem, const Exec& exec);
+
+// can_run and the workspace together: what the selector asks before it takes a candidate.
+Verdict runnable(const Candidate& candidate, const Problem& problem, const Exec& exec);
 
 }  // namespace gemmroute

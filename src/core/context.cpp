@@ -80,21 +80,50 @@ const Table* ContextState::table_for(const Options& options) {
   return it->second.get();
 }
 
-Overrides ContextState::overrides_for(const Options& options) const {
+Overrides ContextState::overrides_for(const Options& options) {
   Overrides o;
-  o.pin = options.pin.empty() ? env.pin : options.pin;
   o.route = options.route.value_or(env.route);
+  const Resolved* pin = nullptr;
+  if (!options.pin.empty()) {
+    // Resolved once per spelling and kept: a pin with parameters may make a candidate.
+    std::lock_guard lock(mutex);
+    auto it = named_pins.find(options.pin);
+    if (it == named_pins.end()) {
+      it = named_pins.emplace(options.pin, backend->resolve(options.pin)).first;
+    }
+    pin = &it->second;
+    o.pin = options.pin;
+  } else if (!env.pin.empty()) {
+    pin = &env_pin;
+    o.pin = env.pin;
+  }
+  if (pin) {
+    o.pinned = pin->candidate;
+    o.pin_error = pin->error;
+  }
   return o;
+}
+
+ContextState& Access::state(const Context& ctx) {
+  if (!ctx.state_) {
+    throw Error(Errc::invalid_argument, "ctx", "this Context was moved from; make a new one");
+  }
+  return *ctx.state_;
 }
 
 }  // namespace detail
 
 Context::Context() : Context(Device::cpu()) {}
 
-Context::Context(Device device) : state_(std::make_unique<detail::ContextState>()) {
+Context::Context(Device device) : Context(device, nullptr) {}
+
+Context::Context(Device device, CUstream_st* stream)
+    : state_(std::make_unique<detail::ContextState>()) {
   state_->device = device;
   state_->env = read_environment();
   state_->backend = make_backend(device);
+  state_->exec = state_->backend->make_exec(stream);
+  if (!state_->env.pin.empty()) state_->env_pin = state_->backend->resolve(state_->env.pin);
   std::string path =
       state_->env.table.empty() ? default_table_path(*state_->backend) : state_->env.table;
   if (!path.empty()) {
@@ -106,8 +135,12 @@ Context::~Context() = default;
 Context::Context(Context&&) noexcept = default;
 Context& Context::operator=(Context&&) noexcept = default;
 
-Device Context::device() const noexcept {
-  return state_->device;
+Device Context::device() const {
+  return detail::Access::state(*this).device;
+}
+
+CUstream_st* Context::stream() const {
+  return static_cast<CUstream_st*>(detail::Access::state(*this).exec->stream());
 }
 
 }  // namespace gemmroute

@@ -1,5 +1,7 @@
-// What a Context holds: its backend, its default table, the environment's overrides, and the
-// tables that Options::table named (loaded once, kept for the Context's life).
+// What a Context holds: its backend and execution resources, its default table, the
+// environment's overrides, and the tables and pins that Options named (resolved once, kept for
+// the Context's life). Internal: the library, the tools and the tests reach it through
+// detail::Access.
 #pragma once
 
 #include <map>
@@ -34,15 +36,23 @@ namespace detail {
 struct ContextState {
   Device device;
   std::unique_ptr<Backend> backend;
+  std::unique_ptr<Exec> exec;
   Environment env;
   std::shared_ptr<const Table> table;  // GEMMROUTE_TABLE, else the default; may be null
+  Resolved env_pin;                    // GEMMROUTE_PIN resolved (candidate null when unset)
 
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const Table>> named_tables;
+  std::map<std::string, Resolved, std::less<>> named_pins;
 
   // The table and overrides for one call.
   const Table* table_for(const Options& options);
-  Overrides overrides_for(const Options& options) const;
+  Overrides overrides_for(const Options& options);
+};
+
+struct Access {
+  // Throws Error(invalid_argument) for a moved-from Context.
+  static ContextState& state(const Context& ctx);
 };
 
 }  // namespace detail

@@ -22,21 +22,21 @@ void swap_for_row_major(Problem& p) {
 }
 
 void run(Context& ctx, Problem& p, const Options& options, bool swapped) {
-  validate(p, swapped);
+  detail::ContextState& st = detail::Access::state(ctx);
+  validate(p, swapped, st.backend->host_memory());
   if (is_noop(p)) return;
-  detail::ContextState& st = ctx.state();
   const Table* table = st.table_for(options);
   Overrides ov = st.overrides_for(options);
   Key key = key_of(p);
   if (!st.env.log) {
-    select(p, key, table, *st.backend, ov, nullptr).candidate->launch(p);
+    select(p, key, table, *st.backend, *st.exec, ov, nullptr).candidate->launch(p, *st.exec);
     return;
   }
   Trace trace;
-  Selection s = select(p, key, table, *st.backend, ov, &trace);
+  Selection s = select(p, key, table, *st.backend, *st.exec, ov, &trace);
   std::string line = format_log_line(key, table, s, trace, ov) + "\n";
   std::fputs(line.c_str(), stderr);
-  s.candidate->launch(p);
+  s.candidate->launch(p, *st.exec);
 }
 
 }  // namespace

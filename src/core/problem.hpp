@@ -92,8 +92,9 @@ Op fold_op(Scalar dtype, Op op) noexcept;
 
 // Checks every argument by the BLAS rules and throws Error naming the first bad one. Also
 // folds the operations. Order of checks: ta, tb, m, n, k, batch, lda, ldb, ldc, strides,
-// pointers. Never writes.
-void validate(Problem& problem, bool row_major_swapped = false);
+// pointers. Never writes. The entries of pointer arrays are checked for null only when
+// `read_pointer_arrays` (host memory); a GPU's arrays live in device memory and are not read.
+void validate(Problem& problem, bool row_major_swapped = false, bool read_pointer_arrays = true);
 
 // packed: A, B and C each contiguous (ld == rows, stride == rows * cols, or batch == 1) with
 // 16-byte-aligned bases; pointer arrays and broadcasts (stride 0, batch > 1) are strided.

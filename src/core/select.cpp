@@ -27,12 +27,12 @@ std::string fmt_distance(double d) {
 }  // namespace
 
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
-                 const Overrides& ov, Trace* trace) {
+                 const Exec& exec, const Overrides& ov, Trace* trace) {
   auto note = [&](std::string_view spelling, const char* reason, const char* from) {
     if (trace) trace->steps.push_back({std::string(spelling), reason ? reason : "", from});
   };
   if (!ov.pin.empty()) {
-    const Candidate* c = backend.find(ov.pin);
+    const Candidate* c = ov.pinned;
     if (!c) {
       std::string names;
       for (const Candidate* x : backend.candidates()) {
@@ -41,12 +41,13 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
       }
       throw Error(Errc::not_runnable, "pin",
                   "pin '" + std::string(ov.pin) + "' names no candidate of the " +
-                      std::string(backend.name()) + " backend (candidates:" + names + ")");
+                      std::string(backend.name()) + " backend: " + std::string(ov.pin_error) +
+                      " (candidates:" + names + ")");
     }
     if (const char* why = route_refusal(*c, ov.route)) {
       throw Error(Errc::not_runnable, "pin", "pin '" + std::string(ov.pin) + "' is " + why);
     }
-    Verdict v = c->can_run(problem);
+    Verdict v = runnable(*c, problem, exec);
     if (!v.ok) {
       throw Error(
           Errc::not_runnable, "pin",
@@ -69,7 +70,7 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
         note(e.spelling, why, "row");
         continue;
       }
-      Verdict v = c.can_run(problem);
+      Verdict v = runnable(c, problem, exec);
       note(e.spelling, v.ok ? nullptr : v.reason, "row");
       if (v.ok) {
         s.candidate = &c;
@@ -83,7 +84,7 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
       note(c->spelling(), why, "last resort");
       continue;
     }
-    Verdict v = c->can_run(problem);
+    Verdict v = runnable(*c, problem, exec);
     note(c->spelling(), v.ok ? nullptr : v.reason, "last resort");
     if (v.ok) {
       s.candidate = c;

@@ -12,8 +12,14 @@ namespace gemmroute {
 
 // Views into the Options or the Context's environment, which outlive the call.
 struct Overrides {
-  std::string_view pin;
+  Overrides() = default;
+  Overrides(std::string_view pin_spelling, Route walk_route)
+      : pin(pin_spelling), route(walk_route) {}
+
+  std::string_view pin;  // the spelling as given; empty: no pin
   Route route = Route::automatic;
+  const Candidate* pinned = nullptr;  // what the pin resolved to (null: it names nothing)
+  std::string_view pin_error;         // why it names nothing
 };
 
 enum class Source { pin, table, last_resort };
@@ -37,8 +43,9 @@ struct Trace {
 
 // Throws Error(not_runnable) for a pin that names nothing or cannot run, and when the route
 // leaves no candidate that can run.
+// A candidate is taken only where it can run the problem with the Exec's workspace.
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
-                 const Overrides& overrides, Trace* trace);
+                 const Exec& exec, const Overrides& overrides, Trace* trace);
 
 // One line for GEMMROUTE_LOG, and the multi-line walk that `gemmroute explain` prints.
 std::string format_log_line(const Key& key, const Table* table, const Selection& s,

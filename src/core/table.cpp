@@ -361,6 +361,16 @@ void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic
                           "' in the table, '" + (mine ? *mine : std::string("(none)")) +
                           "' on this device");
   }
+  // Each distinct spelling is resolved once; candidates made for it are kept by the table.
+  std::map<std::string, Resolved, std::less<>> by_spelling;
+  auto resolved = [&](const std::string& spelling) -> const Resolved& {
+    auto it = by_spelling.find(spelling);
+    if (it == by_spelling.end()) {
+      it = by_spelling.emplace(spelling, backend.resolve(spelling)).first;
+      if (it->second.owned) table.owned.push_back(it->second.owned);
+    }
+    return it->second;
+  };
   std::map<std::string, int> seen;
   for (Row& row : table.rows) {
     auto [it, fresh] = seen.emplace(to_string(row.key), row.line);
@@ -369,11 +379,10 @@ void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic
     }
     std::map<std::string_view, int> spelled;
     for (Entry& e : row.entries) {
-      e.candidate = backend.find(e.spelling);
+      Resolved r = resolved(e.spelling);
+      e.candidate = r.candidate;
       if (!e.candidate) {
-        diags.push_back({row.line, e.column,
-                         "unknown spelling '" + e.spelling + "' for the " +
-                             std::string(backend.name()) + " backend"});
+        diags.push_back({row.line, e.column, r.error});
         continue;
       }
       if (!spelled.emplace(e.spelling, e.column).second) {

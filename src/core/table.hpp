@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,6 +54,9 @@ struct Table {
   std::vector<std::pair<std::string, std::string>> header;
   std::vector<Row> rows;
   std::vector<std::string> notes;  // load-time reports (fingerprint mismatches), for the log
+  // Candidates the backend made for this table's spellings (parameterised families); entries
+  // point into them, so a table keeps them alive.
+  std::vector<std::shared_ptr<const Candidate>> owned;
 
   // Rows by (dtype, ta, tb, layout) with log2 of their sizes, filled by index(): the look-up
   // then costs four log2 per call and a few adds per row.

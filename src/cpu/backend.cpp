@@ -9,11 +9,11 @@
 #include <fstream>
 #include <thread>
 
-#include "core/backend.hpp"
+#include "cpu/backend.hpp"
 #include "cpu/candidates.hpp"
 #include "cpu/small_kernels.hpp"
 
-namespace gemmroute {
+namespace gemmroute::cpu {
 namespace {
 
 std::string cpu_model() {
@@ -35,19 +35,19 @@ std::string cpu_model() {
 class CpuBackend final : public Backend {
  public:
   CpuBackend() {
-    candidates_ = {&cpu::openblas_candidate(), &cpu::openblas_item_candidate(),
-                   &cpu::small_candidate(), &cpu::tile_candidate(), &cpu::direct_candidate()};
+    candidates_ = {&openblas_candidate(), &openblas_item_candidate(),
+                   &small_candidate(), &tile_candidate(), &direct_candidate()};
     fingerprint_.set("backend", "cpu");
     fingerprint_.set("device", cpu_model());
 #if defined(__x86_64__)
-    fingerprint_.set("arch", cpu::cpu_has_avx2_fma() ? "x86_64+avx2+fma" : "x86_64");
+    fingerprint_.set("arch", cpu_has_avx2_fma() ? "x86_64+avx2+fma" : "x86_64");
 #else
     fingerprint_.set("arch", "unknown");
 #endif
     fingerprint_.set("cores", std::to_string(omp_get_max_threads()));
-    std::string config = cpu::openblas_config();
+    std::string config = openblas_config();
     fingerprint_.set("openblas", config.empty() ? "none" : config);
-    std::string core = cpu::openblas_corename();
+    std::string core = openblas_corename();
     fingerprint_.set("openblas_core", core.empty() ? "none" : core);
   }
   BackendKind kind() const override {
@@ -63,10 +63,10 @@ class CpuBackend final : public Backend {
     return candidates_;
   }
   const Candidate& last_resort_native() const override {
-    return cpu::direct_candidate();
+    return direct_candidate();
   }
   const Candidate& last_resort_vendor() const override {
-    return cpu::openblas_candidate();
+    return openblas_candidate();
   }
   // Every CPU candidate runs on any x86-64 this build runs on: a mismatch is reported, and
   // disables nothing.
@@ -81,8 +81,8 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() {
+std::unique_ptr<Backend> make_backend(Device) {
   return std::make_unique<CpuBackend>();
 }
 
-}  // namespace gemmroute
+}  // namespace gemmroute::cpu

@@ -55,8 +55,8 @@ class Direct final : public Candidate {
   std::string_view spelling() const override { return "cpu.direct"; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem&) const override { return Verdict::yes(); }
-  void launch(const Problem& p) const override {
-    require_runnable(*this, p);
+  void launch(const Problem& p, const Exec& exec) const override {
+    require_runnable(*this, p, exec);
     dispatch(p.dtype, [&]<class T>() {
       if (quick_path<T>(p)) return;
       for_each_item(p, [&](std::int64_t i) {

@@ -162,8 +162,8 @@ class OpenBlas final : public Candidate {
     }
     return Verdict::yes();
   }
-  void launch(const Problem& p) const override {
-    require_runnable(*this, p);
+  void launch(const Problem& p, const Exec& exec) const override {
+    require_runnable(*this, p, exec);
     const Library& lib = library();
     const bool threaded_items = par_item_ || p.batch == 1;  // OpenBLAS threads each item
     warm_once(lib, p, threaded_items);

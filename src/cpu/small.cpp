@@ -28,8 +28,8 @@ class Small final : public Candidate {
     if (!cpu_has_avx2_fma()) return Verdict::no("this CPU lacks AVX2 and FMA");
     return Verdict::yes();
   }
-  void launch(const Problem& p) const override {
-    require_runnable(*this, p);
+  void launch(const Problem& p, const Exec& exec) const override {
+    require_runnable(*this, p, exec);
     const bool quick = dispatch(p.dtype, [&]<class T>() { return quick_path<T>(p); });
     if (!quick) small_gemm(p);
   }
@@ -45,8 +45,8 @@ class Tile final : public Candidate {
     if (!cpu_has_avx2_fma()) return Verdict::no("this CPU lacks AVX2 and FMA");
     return Verdict::yes();
   }
-  void launch(const Problem& p) const override {
-    require_runnable(*this, p);
+  void launch(const Problem& p, const Exec& exec) const override {
+    require_runnable(*this, p, exec);
     const bool quick = dispatch(p.dtype, [&]<class T>() { return quick_path<T>(p); });
     if (!quick) tile_gemm(p);
   }

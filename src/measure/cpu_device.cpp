@@ -114,7 +114,7 @@ CacheSize cpu_last_level_cache() {
   return {std::int64_t{32} << 20, "assumed (no sysfs or sysconf figure)"};
 }
 
-std::unique_ptr<MeasureDevice> make_measure_device(const Backend& backend) {
+std::unique_ptr<MeasureDevice> make_measure_device(const Backend& backend, const Exec&) {
   if (backend.kind() == BackendKind::cpu) return std::make_unique<CpuDevice>();
   throw Error(Errc::unsupported, "device",
               "no measuring device for backend '" + std::string(backend.name()) +

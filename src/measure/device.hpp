@@ -14,6 +14,7 @@
 
 namespace gemmroute {
 class Backend;
+class Exec;
 }
 
 namespace gemmroute::measure {
@@ -52,8 +53,9 @@ class MeasureDevice : public TimingSource {
   virtual void synchronize() = 0;
 };
 
-// The measuring device for a backend; throws Error(unsupported) where none exists yet.
-std::unique_ptr<MeasureDevice> make_measure_device(const Backend& backend);
+// The measuring device for a backend, timing the launches made with `exec` (on its stream);
+// throws Error(unsupported) where none exists. `exec` must outlive it.
+std::unique_ptr<MeasureDevice> make_measure_device(const Backend& backend, const Exec& exec);
 
 // The CPU's last-level cache in bytes and where the figure came from: the environment variable
 // GEMMROUTE_MEASURE_CACHE_BYTES when set ("8M", "8192K" or bytes; for machines whose sysfs

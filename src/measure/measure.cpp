@@ -59,9 +59,9 @@ double bytes_of(const Key& k) {
   return e * static_cast<double>(k.batch) * (m * kk + kk * n + 2.0 * m * n);
 }
 
-LaunchArm arm_for(const Candidate& c) {
-  return {std::string(c.spelling()), [&c](const Problem& p) { return c.can_run(p); },
-          [&c](const Problem& p) { c.launch(p); }};
+LaunchArm arm_for(const Candidate& c, const Exec& exec) {
+  return {std::string(c.spelling()), [&c, &exec](const Problem& p) { return runnable(c, p, exec); },
+          [&c, &exec](const Problem& p) { c.launch(p, exec); }};
 }
 
 namespace {

@@ -38,7 +38,8 @@ struct LaunchArm {
   std::function<Verdict(const Problem&)> can_run;  // empty: always
   std::function<void(const Problem&)> launch;
 };
-LaunchArm arm_for(const Candidate& candidate);
+// The arm that launches `candidate` with the resources of `exec` (which must outlive it).
+LaunchArm arm_for(const Candidate& candidate, const Exec& exec);
 
 struct ArmResult {
   std::string name;

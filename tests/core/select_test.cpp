@@ -61,10 +61,18 @@ class SelectTest : public ::testing::Test {
   }
 
   std::string choose(const Problem& p, Overrides ov = {}, Trace* trace = nullptr) {
-    return std::string(select(p, key_of(p), &table_, *backend_, ov, trace).candidate->spelling());
+    Resolved pin;
+    if (!ov.pin.empty()) {
+      pin = backend_->resolve(ov.pin);
+      ov.pinned = pin.candidate;
+      ov.pin_error = pin.error;
+    }
+    return std::string(
+        select(p, key_of(p), &table_, *backend_, *exec_, ov, trace).candidate->spelling());
   }
 
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Exec> exec_ = std::make_unique<Exec>();
   Table table_;
   alignas(64) char storage_[64] = {};
 };
@@ -177,7 +185,7 @@ TEST_F(SelectTest, ExplainPrintsTheWalkAndTheChoiceLast) {
   Problem p = problem(Scalar::f32, Op::N, Op::N, 20, 20, 20, 32);
   Trace trace;
   Overrides ov;
-  Selection s = select(p, key_of(p), &table_, *backend_, ov, &trace);
+  Selection s = select(p, key_of(p), &table_, *backend_, *exec_, ov, &trace);
   std::string text = format_explain(key_of(p), &table_, s, trace, ov);
   EXPECT_NE(text.find("key: f32 N N packed 20 20 20 32\n"), std::string::npos) << text;
   EXPECT_NE(text.find("table: fixture.table\n"), std::string::npos) << text;

@@ -16,6 +16,8 @@
 namespace gemmroute {
 namespace {
 
+const Exec kExec;  // the CPU backend needs no execution resources
+
 using test::Buffer;
 using test::Storage;
 
@@ -93,7 +95,7 @@ Outcome run_case(const Candidate& cand, Op ta, Op tb, const Shape& s, Storage st
   if (!cand.can_run(p).ok) return out;
   out.ran = true;
   const auto a0 = A.data, b0 = B.data, c0 = C.data;
-  cand.launch(p);
+  cand.launch(p, kExec);
   if (!test::same_bytes(A.data, a0) || !test::same_bytes(B.data, b0)) {
     out.failure = "A or B changed";
     return out;
@@ -175,7 +177,7 @@ RandomCase<T> random_case(Op ta, const Shape& s, Storage st, std::mt19937_64& rn
 template <class T>
 Buffer<T> launched(const Candidate& cand, Problem p, Buffer<T> c, Storage st) {
   p.c = test::operand(c, st);
-  cand.launch(p);
+  cand.launch(p, kExec);
   return c;
 }
 
@@ -288,11 +290,11 @@ TEST_P(CandidateTest, CanRunMatchesLaunch) {
         p.c = test::operand(C, Storage::packed);
         Verdict v = candidate().can_run(p);
         if (v.ok) {
-          EXPECT_NO_THROW(candidate().launch(p)) << size;
+          EXPECT_NO_THROW(candidate().launch(p, kExec)) << size;
         } else {
           EXPECT_STRNE(v.reason, "") << "a refusal must say why";
           try {
-            candidate().launch(p);
+            candidate().launch(p, kExec);
             ADD_FAILURE() << "launch ran a problem can_run refused, size " << size;
           } catch (const Error& e) {
             EXPECT_EQ(e.code(), Errc::not_runnable);

@@ -9,6 +9,8 @@
 namespace gemmroute::measure {
 namespace {
 
+const Exec kCpuExec;  // the CPU backend needs no execution resources
+
 using testing::FakeDevice;
 
 Key key(Scalar s, Op ta, Op tb, Layout l, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -66,7 +68,7 @@ TEST(Check, TheGenericNativeKernelPasses) {
                 key(Scalar::c32, Op::C, Op::N, Layout::packed, 4, 9, 6, 2)}) {
     OperandSets sets(k, dev);
     double worst = -1;
-    EXPECT_EQ(check_arm(sets, arm_for(direct), dev, 1e9, &worst), "") << to_string(k);
+    EXPECT_EQ(check_arm(sets, arm_for(direct, kCpuExec), dev, 1e9, &worst), "") << to_string(k);
     EXPECT_GE(worst, 0);
     EXPECT_LE(worst, 1);
   }
@@ -80,7 +82,7 @@ TEST(Check, AWrongResultIsAFailureAndSetZeroIsRestored) {
   LaunchArm wrong{"wrong", {}, [](const Problem& p) {
                     // Correct everywhere but one element of the last item.
                     auto backend = make_backend(Device::cpu());
-                    backend->last_resort_native().launch(p);
+                    backend->last_resort_native().launch(p, kCpuExec);
                     p.item_c<double>(p.batch - 1)[5] += 1e-3;
                   }};
   std::string why = check_arm(sets, wrong, dev, 1e9);
@@ -94,7 +96,7 @@ TEST(Check, SampledChecksStillSeeTheFirstAndLastItems) {
   OperandSets sets(k, dev);
   for (bool last : {false, true}) {
     LaunchArm wrong{"wrong", {}, [last](const Problem& p) {
-                      make_backend(Device::cpu())->last_resort_native().launch(p);
+                      make_backend(Device::cpu())->last_resort_native().launch(p, kCpuExec);
                       p.item_c<float>(last ? p.batch - 1 : 0)[0] += 1.0f;
                     }};
     // Budget of 3 items' work: items 0, 31 or 32, 63 are checked.
@@ -115,7 +117,7 @@ TEST(MeasureArms, FailedAndUnrunnableArmsAreNotTimed) {
   const Key k = key(Scalar::f32, Op::N, Op::N, Layout::packed, 5, 5, 5, 3);
   auto backend = make_backend(Device::cpu());
   std::vector<LaunchArm> arms = {
-      arm_for(backend->last_resort_native()),
+      arm_for(backend->last_resort_native(), kCpuExec),
       {"never", [](const Problem&) { return Verdict::no("not this one"); }, [](const Problem&) {}},
       {"noop", {}, [](const Problem&) {}},  // leaves C as it was: wrong
   };
