@@ -1,0 +1,14 @@
+// The CUDA backend, as the build's backend list (src/backends.cpp) makes it.
+#pragma once
+
+#include <memory>
+
+#include "core/backend.hpp"
+
+namespace gemmroute::cuda {
+
+// Throws Error(unsupported) naming why when there is no such CUDA device (no driver, no GPU,
+// an index past the last device).
+std::unique_ptr<Backend> make_backend(Device device);
+
+}  // namespace gemmroute::cuda
