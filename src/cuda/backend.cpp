@@ -23,7 +23,14 @@ std::string version_string(int v) {  // 12040 -> "12.4"
 
 class CudaBackend final : public Backend {
  public:
+  // index < 0: the vocabulary alone (no device).
   explicit CudaBackend(int index) : index_(index) {
+    candidates_.push_back(&cublas_candidate());
+    for (const Candidate* c : small_candidates()) candidates_.push_back(c);
+    candidates_.push_back(&tiled_candidate());
+    candidates_.push_back(&direct_candidate());
+    fingerprint_.set("backend", "cuda");
+    if (index < 0) return;
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties");
     int driver = 0, runtime = 0;
@@ -34,7 +41,6 @@ class CudaBackend final : public Backend {
     check(cublasGetProperty(MINOR_VERSION, &minor), "cublasGetProperty");
     check(cublasGetProperty(PATCH_LEVEL, &patch), "cublasGetProperty");
     const std::size_t lt = cublasLtGetVersion();
-    fingerprint_.set("backend", "cuda");
     fingerprint_.set("device", prop.name);
     fingerprint_.set("arch", "sm_" + std::to_string(prop.major) + std::to_string(prop.minor));
     fingerprint_.set("sms", std::to_string(prop.multiProcessorCount));
@@ -47,10 +53,6 @@ class CudaBackend final : public Backend {
     fingerprint_.set("cublaslt", std::to_string(lt / 10000) + "." +
                                      std::to_string((lt / 100) % 100) + "." +
                                      std::to_string(lt % 100));
-    candidates_.push_back(&cublas_candidate());
-    for (const Candidate* c : small_candidates()) candidates_.push_back(c);
-    candidates_.push_back(&tiled_candidate());
-    candidates_.push_back(&direct_candidate());
   }
   BackendKind kind() const override { return BackendKind::cuda; }
   std::string_view name() const override { return "cuda"; }
@@ -65,6 +67,9 @@ class CudaBackend final : public Backend {
   }
   bool host_memory() const override { return false; }
   std::unique_ptr<Exec> make_exec(void* stream) const override {
+    if (index_ < 0) {
+      throw Error(Errc::unsupported, "device", "the CUDA vocabulary alone runs nothing");
+    }
     return std::make_unique<CudaExec>(index_, static_cast<cudaStream_t>(stream));
   }
 
@@ -75,6 +80,10 @@ class CudaBackend final : public Backend {
 };
 
 }  // namespace
+
+std::unique_ptr<Backend> make_vocabulary() {
+  return std::make_unique<CudaBackend>(-1);
+}
 
 std::unique_ptr<Backend> make_backend(Device device) {
   int count = 0;

@@ -11,7 +11,7 @@ const Candidate& direct_candidate();  // cuda.direct: one thread per element of 
 const Candidate& tiled_candidate();   // cuda.tiled: 16 x 16 shared-memory tiles
 const Candidate& cublas_candidate();  // cublas: cuBLAS's batched GEMMs, the vendor
 
-// cuda.small:s=..:nb=..: the small-matrix family, every instantiated configuration.
+// cuda.small:s=..:t=..: the small-matrix family, every instantiated configuration.
 std::span<const Candidate* const> small_candidates();
 
 }  // namespace gemmroute::cuda

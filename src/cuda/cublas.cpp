@@ -69,8 +69,8 @@ class Cublas final : public Candidate {
     const cudaDataType_t t = data_type(p.dtype);
     if (!p.pointer_array()) {
       check(cublasGemmStridedBatchedEx_64(exec.blas(), operation(p.ta), operation(p.tb), p.m, p.n,
-                                          p.k, &s.alpha, p.a.base, t, p.a.ld, p.a.stride,
-                                          p.b.base, t, p.b.ld, p.b.stride, &s.beta,
+                                          p.k, &s.alpha, p.a.base, t, p.a.ld, p.a.stride, p.b.base,
+                                          t, p.b.ld, p.b.stride, &s.beta,
                                           const_cast<void*>(p.c.base), t, p.c.ld, p.c.stride,
                                           p.batch, compute_type(p.dtype), CUBLAS_GEMM_DEFAULT),
             "cublasGemmStridedBatchedEx_64");

@@ -10,7 +10,9 @@ CudaExec::CudaExec(int device, cudaStream_t caller_stream) : device_(device) {
     if (caller_stream) {
       stream_ = caller_stream;
     } else {
-      check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+      // A blocking stream: it is ordered with the legacy default stream, as cuBLAS's default
+      // stream is, so a caller's plain cudaMemcpy before a call lands before the call reads.
+      check(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault), "cudaStreamCreate");
       own_stream_ = true;
     }
     check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device),
@@ -19,7 +21,8 @@ CudaExec::CudaExec(int device, cudaStream_t caller_stream) : device_(device) {
     check(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
           "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
     max_smem_ = static_cast<std::size_t>(smem);
-    check(cudaMalloc(&workspace_, kWorkspaceBytes + kCublasWorkspaceBytes), "cudaMalloc(workspace)");
+    check(cudaMalloc(&workspace_, kWorkspaceBytes + kCublasWorkspaceBytes),
+          "cudaMalloc(workspace)");
     check(cublasCreate(&blas_), "cublasCreate");
     check(cublasSetStream(blas_, stream_), "cublasSetStream");
     check(cublasSetWorkspace(blas_, static_cast<char*>(workspace_) + kWorkspaceBytes,
@@ -36,7 +39,9 @@ CudaExec::CudaExec(int device, cudaStream_t caller_stream) : device_(device) {
   }
 }
 
-CudaExec::~CudaExec() { release(); }
+CudaExec::~CudaExec() {
+  release();
+}
 
 void CudaExec::release() noexcept {
   int previous = -1;

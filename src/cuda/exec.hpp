@@ -1,5 +1,6 @@
 // The CUDA backend's execution resources, made once per Context: the device, a stream (the
-// caller's or one of its own), a cuBLAS and a cuBLASLt handle bound to that stream, the device
+// caller's, or a blocking one of its own, ordered with the legacy default stream as cuBLAS's
+// default is), a cuBLAS and a cuBLASLt handle bound to that stream, the device
 // workspace candidates declare they need, and the device's limits that launches size grids by.
 // Nothing here is created or allocated on the call path.
 #pragma once

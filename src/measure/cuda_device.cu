@@ -50,11 +50,11 @@ class Nvml {
     init_ = reinterpret_cast<int (*)()>(dlsym(handle_, "nvmlInit_v2"));
     by_bus_ = reinterpret_cast<int (*)(const char*, void**)>(
         dlsym(handle_, "nvmlDeviceGetHandleByPciBusId_v2"));
-    clock_ = reinterpret_cast<int (*)(void*, int, unsigned*)>(
-        dlsym(handle_, "nvmlDeviceGetClockInfo"));
+    clock_ =
+        reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(handle_, "nvmlDeviceGetClockInfo"));
     power_ = reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(handle_, "nvmlDeviceGetPowerUsage"));
-    driver_ = reinterpret_cast<int (*)(char*, unsigned)>(
-        dlsym(handle_, "nvmlSystemGetDriverVersion"));
+    driver_ =
+        reinterpret_cast<int (*)(char*, unsigned)>(dlsym(handle_, "nvmlSystemGetDriverVersion"));
     ok_ = init_ && by_bus_ && clock_ && init_() == 0;
   }
   // "sm 1980 MHz, memory 3201 MHz, power 612 W, driver 580.159.04", or empty.

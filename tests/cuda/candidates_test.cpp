@@ -34,14 +34,16 @@ struct Shape {
 // 2, 4, 8, 16, 32, 64 and their neighbours, ragged and prime shapes, and one shape past every
 // small class.
 const std::vector<Shape> kShapes = {
-    {1, 1, 1, 3},    {2, 2, 2, 5},    {3, 4, 5, 4},    {4, 4, 4, 9},     {5, 3, 2, 3},
-    {7, 8, 9, 3},    {8, 8, 8, 2},    {9, 3, 7, 2},    {15, 16, 17, 2},  {16, 16, 16, 5},
-    {17, 16, 15, 2}, {13, 11, 1, 2},  {31, 32, 33, 2}, {32, 32, 32, 3},  {33, 5, 31, 2},
-    {63, 64, 17, 2}, {64, 64, 64, 2}, {19, 37, 23, 1}, {70, 29, 5, 2},   {100, 90, 130, 1}};
-const std::vector<Shape> kQuickShapes = {
-    {2, 2, 2, 5}, {3, 4, 5, 4}, {9, 3, 7, 2}, {17, 16, 15, 2}, {33, 5, 31, 2}, {64, 64, 64, 2}};
+    {1, 1, 1, 3},    {2, 2, 2, 5},    {3, 4, 5, 4},    {4, 4, 4, 9},    {5, 3, 2, 3},
+    {7, 8, 9, 3},    {8, 8, 8, 2},    {9, 3, 7, 2},    {15, 16, 17, 2}, {16, 16, 16, 5},
+    {17, 16, 15, 2}, {13, 11, 1, 2},  {31, 32, 33, 2}, {32, 32, 32, 3}, {33, 5, 31, 2},
+    {63, 64, 17, 2}, {64, 64, 64, 2}, {19, 37, 23, 1}, {70, 29, 5, 2},  {100, 90, 130, 1}};
+const std::vector<Shape> kQuickShapes = {{2, 2, 2, 5},    {3, 4, 5, 4},   {9, 3, 7, 2},
+                                         {17, 16, 15, 2}, {33, 5, 31, 2}, {64, 64, 64, 2}};
 
-const std::vector<Shape>& shapes() { return test::quick_suite() ? kQuickShapes : kShapes; }
+const std::vector<Shape>& shapes() {
+  return test::quick_suite() ? kQuickShapes : kShapes;
+}
 
 struct Outcome {
   bool ran = false;
@@ -147,7 +149,9 @@ struct Param {
   std::string spelling;
 };
 
-void PrintTo(const Param& p, std::ostream* os) { *os << p.spelling; }
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.spelling;
+}
 
 constexpr Scalar kScalars[] = {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64};
 
@@ -194,8 +198,8 @@ TEST_P(CudaCandidateTest, MatchesReferenceInEveryFormAndStorage) {
             const T beta = cases % 7 == 0 ? T(1) : test::random_scalar<T>(rng);
             const std::int64_t shift = st == Storage::packed && cases % 3 == 0 ? 1 : 0;
             ++cases;
-            Outcome o = run_case<T>(candidate(), ta, tb, s, st, alpha, beta, rng, false, false,
-                                    shift);
+            Outcome o =
+                run_case<T>(candidate(), ta, tb, s, st, alpha, beta, rng, false, false, shift);
             SCOPED_TRACE(std::string(to_string(ta)) + std::string(to_string(tb)) + " " +
                          test::name(st) + " " + std::to_string(s.m) + "x" + std::to_string(s.n) +
                          "x" + std::to_string(s.k) + " b" + std::to_string(s.batch) +
@@ -214,8 +218,8 @@ TEST_P(CudaCandidateTest, BetaZeroNeverReadsC) {
   std::mt19937_64 rng(7);
   for_scalars([&]<class T>() {
     for (Op ta : forms(scalar_of_v<T>)) {
-      for (const Shape& s : {Shape{4, 4, 4, 2}, Shape{16, 9, 5, 3}, Shape{13, 11, 17, 1},
-                             Shape{40, 33, 20, 2}}) {
+      for (const Shape& s :
+           {Shape{4, 4, 4, 2}, Shape{16, 9, 5, 3}, Shape{13, 11, 17, 1}, Shape{40, 33, 20, 2}}) {
         Outcome o = run_case<T>(candidate(), ta, Op::N, s, Storage::padded,
                                 test::random_scalar<T>(rng), T(0), rng, /*nan_in_c=*/true);
         EXPECT_EQ(o.failure, "") << to_string(ta) << " " << s.m;

@@ -38,10 +38,10 @@ inline const std::string& gpu_missing() {
   return why;
 }
 
-#define GEMMROUTE_REQUIRE_GPU()                                                  \
-  do {                                                                           \
-    if (!::gemmroute::test::gpu_missing().empty())                              \
-      GTEST_SKIP() << "skipped: " << ::gemmroute::test::gpu_missing();          \
+#define GEMMROUTE_REQUIRE_GPU()                                        \
+  do {                                                                 \
+    if (!::gemmroute::test::gpu_missing().empty())                     \
+      GTEST_SKIP() << "skipped: " << ::gemmroute::test::gpu_missing(); \
   } while (0)
 
 inline void cuda_ok(cudaError_t status, const char* what) {
@@ -92,6 +92,9 @@ struct Mirror {
                          cudaMemcpyHostToDevice),
               "upload pointers");
     }
+    // A pageable cudaMemcpy may return before its copy lands; launches on another stream
+    // must not overtake it.
+    cuda_ok(cudaDeviceSynchronize(), "upload");
   }
   T* base() const { return static_cast<T*>(data.ptr) + shift; }
   Operand operand(Storage s) const {
