@@ -58,7 +58,7 @@ int build(const Argv& argv) {
     std::puts(
         "usage: gemmroute table build RESULTS.csv --out FILE [--margin 0.03] [--generic]\n"
         "\n"
-        "Ranks each point's ok measurements with the tie rule of DESIGN.md: a candidate\n"
+        "Ranks each point's ok measurements with the tie rule (docs/measuring.md): a candidate\n"
         "displaces one earlier in the backend's tie-break order only when it is faster by more\n"
         "than max(margin, the larger measured spread). Failed, erroring and not-runnable\n"
         "candidates never appear. Rows are `measured`, or `refined` where `tune --refine` made\n"

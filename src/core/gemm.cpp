@@ -86,6 +86,14 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
 }
 
 void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& options) {
+  if (!detail::Access::state(ctx).backend->host_memory()) {
+    // The groups' pointer arrays are built in host memory; a device backend would need them
+    // staged into its memory first (docs/decisions.md).
+    throw Error(Errc::unsupported, "items",
+                "grouped batches are not yet supported on a " +
+                    std::string(detail::Access::state(ctx).backend->name()) +
+                    " Context; call gemm with device pointer arrays per group");
+  }
   // Validate every item before any write: a batch of one pointer each.
   struct Prepared {
     Problem problem;

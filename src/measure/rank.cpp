@@ -83,7 +83,7 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
   std::snprintf(margin, sizeof margin, "%.3g%%", options.margin * 100);
   t.header.emplace_back("method", meta("method") + "; ranked by `gemmroute table build` from " +
                                       (options.source.empty() ? "results" : options.source) +
-                                      " with margin " + margin + " (tie rule of DESIGN.md)");
+                                      " with margin " + margin + " (tie rule of docs/measuring.md)");
   if (const std::string* c = results.meta_field("clocks"); c && !c->empty()) {
     t.header.emplace_back("clocks", *c);
   }

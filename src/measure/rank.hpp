@@ -1,4 +1,4 @@
-// Ranking one point's measurements with DESIGN.md's tie rule, and building a table from a
+// Ranking one point's measurements with the tie rule (docs/measuring.md), and building a table from a
 // results file.
 //
 // Tie rule: candidates start in the backend's tie-break order. A candidate displaces one earlier

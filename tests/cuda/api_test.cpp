@@ -54,6 +54,11 @@ struct Batch {
     gemm<T>(ctx, Op::N, Op::N, m, n, k, alpha, A(), m, m * k, B(), k, k * n, beta, C(), m, m * n,
             batch, o);
   }
+  bool unchanged() const {
+    std::vector<T> got(c0.size());
+    test::cuda_ok(cudaMemcpy(got.data(), dc.ptr, dc.bytes, cudaMemcpyDeviceToHost), "download");
+    return test::same_bytes(got, c0);
+  }
   // The device C equals `calls` successive applications of the reference to C0.
   std::string check(int calls = 1) const {
     std::vector<T> got(c0.size()), want = c0;
@@ -193,6 +198,23 @@ TEST(CudaApi, ManyHostThreadsOnTheirOwnContextsAndOnOne) {
   for (int t = 4; t < 8; ++t) threads.emplace_back(work, std::ref(shared), t, &failures[t]);
   for (auto& th : threads) th.join();
   for (int t = 0; t < 8; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
+}
+
+TEST(CudaApi, GroupedBatchesSayTheyAreNotSupportedYet) {
+  GEMMROUTE_REQUIRE_GPU();
+  Context ctx(Device::cuda(0));
+  std::mt19937_64 rng(4);
+  Batch<float> f(4, 4, 4, 1, rng);
+  std::vector<GemmItem> items = {
+      make_item(Op::N, Op::N, 4, 4, 4, 1.0f, f.A(), 4, f.B(), 4, 0.0f, f.C(), 4)};
+  try {
+    gemm_grouped(ctx, items);
+    ADD_FAILURE() << "a grouped call ran on a CUDA Context";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::unsupported) << e.what();
+  }
+  cudaDeviceSynchronize();
+  EXPECT_TRUE(f.unchanged()) << "C was written";
 }
 
 }  // namespace
