@@ -31,15 +31,17 @@ struct Shape {
 };
 
 // From the kernels' own edges: cuda.tiled's 16 (15, 16, 17, 33), cuda.small's size classes
-// 2, 4, 8, 16, 32, 64 and their neighbours, ragged and prime shapes, and one shape past every
-// small class.
+// 2, 4, 8, 16, 32, 64 and their neighbours, cuda.wide's 64 x 64 x 8 and cuda.reg's 128 x 128 x 8
+// tiles (one less, equal, one more; k past one slab), ragged and prime shapes.
 const std::vector<Shape> kShapes = {
     {1, 1, 1, 3},    {2, 2, 2, 5},    {3, 4, 5, 4},    {4, 4, 4, 9},    {5, 3, 2, 3},
     {7, 8, 9, 3},    {8, 8, 8, 2},    {9, 3, 7, 2},    {15, 16, 17, 2}, {16, 16, 16, 5},
     {17, 16, 15, 2}, {13, 11, 1, 2},  {31, 32, 33, 2}, {32, 32, 32, 3}, {33, 5, 31, 2},
-    {63, 64, 17, 2}, {64, 64, 64, 2}, {19, 37, 23, 1}, {70, 29, 5, 2},  {100, 90, 130, 1}};
+    {63, 64, 17, 2}, {64, 64, 64, 2}, {19, 37, 23, 1}, {70, 29, 5, 2},  {100, 90, 130, 1},
+    {65, 63, 9, 2},  {128, 128, 8, 1}, {127, 129, 16, 1}, {129, 130, 7, 1}};
 const std::vector<Shape> kQuickShapes = {{2, 2, 2, 5},    {3, 4, 5, 4},   {9, 3, 7, 2},
-                                         {17, 16, 15, 2}, {33, 5, 31, 2}, {64, 64, 64, 2}};
+                                         {17, 16, 15, 2}, {33, 5, 31, 2}, {64, 64, 64, 2},
+                                         {129, 130, 7, 1}};
 
 const std::vector<Shape>& shapes() {
   return test::quick_suite() ? kQuickShapes : kShapes;
@@ -159,6 +161,8 @@ constexpr Scalar kScalars[] = {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c6
 std::vector<const Candidate*> cuda_candidates() {
   std::vector<const Candidate*> out = {&cuda::cublas_candidate()};
   for (const Candidate* c : cuda::small_candidates()) out.push_back(c);
+  out.push_back(&cuda::reg_candidate());
+  out.push_back(&cuda::wide_candidate());
   out.push_back(&cuda::tiled_candidate());
   out.push_back(&cuda::direct_candidate());
   return out;
