@@ -4,11 +4,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <optional>
 
 #include "args.hpp"
 #include "core/backend.hpp"
+#include "core/files.hpp"
 #include "core/table.hpp"
 #include "gemmroute/error.hpp"
 #include "measure/rank.hpp"
@@ -65,8 +66,8 @@ double weight(const Key& key, const Spec& spec, std::size_t arms, std::int64_t c
   const auto& h = spec.measure.harness;
   const double timing = static_cast<double>(arms) * (h.repetitions + 2) *
                         std::max(h.min_sample_us, call_us) + static_cast<double>(arms) * h.warmup_us;
-  const double setup = 3.0 * static_cast<double>(std::max<std::int64_t>(cache, set_bytes(key))) /
-                       1000.0;  // ~1 GB/s fill
+  const double bytes = static_cast<double>(checked_set_bytes(key).value_or(INT64_MAX));
+  const double setup = 3.0 * std::max(static_cast<double>(cache), bytes) / 1000.0;  // ~1 GB/s fill
   const double check = static_cast<double>(arms) * std::min(macs_of(key), spec.measure.check_macs) /
                        50.0 * (is_complex(key.dtype) ? 4 : 1);
   return timing + setup + check;
@@ -199,14 +200,20 @@ int run_lattice(Session& s, const std::string& out, double budget_s, std::int64_
   return stop_reason.empty() ? 0 : 3;
 }
 
-int run_refine(Session& s, const std::string& table_path, double margin, const std::string& out) {
-  Table table = load_table(table_path, *s.backend);
+// The table --refine updates, loaded and checked before anything is written.
+Table load_refine_table(const std::string& table_path, const Backend& backend) {
+  Table table = load_table(table_path, backend);
   if (!table.notes.empty()) {
     for (const auto& n : table.notes) std::printf("note: %s\n", n.c_str());
     throw Error(Errc::invalid_argument, "refine",
                 table_path + " was measured on another device fingerprint (notes above); refine "
                              "a table measured here");
   }
+  return table;
+}
+
+int run_refine(Session& s, Table table, const std::string& table_path, const OutputRules& rules,
+               double margin, const std::string& out) {
   std::vector<std::string> order;
   for (const Candidate* c : s.backend->candidates()) order.emplace_back(c->spelling());
   RefineOptions o;
@@ -233,15 +240,10 @@ int run_refine(Session& s, const std::string& table_path, double margin, const s
   };
   RefineReport report = refine(table, order, measurer, o);
   progress.finish();
-  // Write the table back (atomically) with its new rows.
-  const std::string tmp = table_path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    std::string text = write_table(table);
-    f << text;
-    if (!f) throw Error(Errc::invalid_argument, "refine", tmp + ": cannot write");
-  }
-  std::filesystem::rename(tmp, table_path);
+  // Write the table back, whole, with its new rows: replacing it is what --refine is for.
+  OutputFile file(table_path, "refine", rules);
+  file.write(write_table(table));
+  file.commit();
   std::printf("refine: %d edges; measured %d points, added %zu refined rows to %s; %d brackets "
               "left wider than %.3g%s; %s; results in %s\n",
               report.edges, report.measured, report.added.size(), table_path.c_str(),
@@ -264,11 +266,11 @@ int tune(const Argv& argv) {
   const Device device = args.device();
   const Spec spec = read_spec(args.required("spec"));
   const std::string out = args.required("out");
-  const double budget_min = args.number("budget-minutes", 0);
-  const double margin = args.number("margin", 0.03);
-  if (budget_min < 0) throw UsageError("--budget-minutes must be >= 0");
-  if (margin < 0 || margin >= 1) throw UsageError("--margin must be in [0, 1)");
+  const double budget_min = args.number("budget-minutes", 0, 0, 1e6);
+  const double margin = args.number("margin", 0.03, 0, 1, true);
+  const std::int64_t sample = args.integer("sample", 1, 1, std::int64_t{1} << 30);
   const bool refining = args.get("refine").has_value();
+  const std::string refine_path = args.get_or("refine", "");
 
   auto backend = make_backend(device);
   auto exec = backend->make_exec(nullptr);
@@ -291,6 +293,16 @@ int tune(const Argv& argv) {
       s.candidates.push_back(c);
     }
   }
+
+  // Everything that can be refused is, before the results file is made: the table to refine,
+  // and both outputs (never a directory or special file, never one of the other inputs).
+  std::optional<Table> refine_table;
+  const OutputRules refine_rules{true, {spec.path, out}};
+  if (refining) {
+    refine_table = load_refine_table(refine_path, *backend);
+    check_output(refine_path, "refine", refine_rules);
+  }
+  check_output(out, "out", {true, {spec.path, refine_path}});
 
   const Fingerprint& fp = backend->fingerprint();
   std::error_code ec;
@@ -340,9 +352,9 @@ int tune(const Argv& argv) {
               fp.id().c_str(), method_line(*mdev, spec.measure).c_str());
   std::fflush(stdout);
   install_interrupt_handler();
-  if (refining) return run_refine(s, *args.get("refine"), margin, out);
-  const std::int64_t sample = args.integer("sample", 1);
-  if (sample < 1) throw UsageError("--sample must be >= 1");
+  if (refining) {
+    return run_refine(s, std::move(*refine_table), refine_path, refine_rules, margin, out);
+  }
   return run_lattice(s, out, budget_min * 60.0, sample);
 }
 
