@@ -97,8 +97,8 @@ std::vector<Shape> read_shapes(const std::string& path) {
     }
     if (t.empty()) continue;
     auto bad = [&](int column, const std::string& message) {
-      errors += "\n" + path + ":" + std::to_string(no) + ":" + std::to_string(column) + ": " +
-                message;
+      errors +=
+          "\n" + path + ":" + std::to_string(no) + ":" + std::to_string(column) + ": " + message;
     };
     if (t.size() != 7 && t.size() != 8) {
       bad(t.front().column, "expected 'dtype ta tb m n k batch [packed|strided]', found " +
@@ -167,10 +167,14 @@ std::string run_program(const std::vector<std::string>& args) {
 
 std::string fmt_us(double us) {
   char b[32];
-  if (us >= 1e4) std::snprintf(b, sizeof b, "%.2f ms", us / 1e3);
-  else if (us >= 100) std::snprintf(b, sizeof b, "%.1f us", us);
-  else if (us >= 10) std::snprintf(b, sizeof b, "%.2f us", us);
-  else std::snprintf(b, sizeof b, "%.3f us", us);
+  if (us >= 1e4)
+    std::snprintf(b, sizeof b, "%.2f ms", us / 1e3);
+  else if (us >= 100)
+    std::snprintf(b, sizeof b, "%.1f us", us);
+  else if (us >= 10)
+    std::snprintf(b, sizeof b, "%.2f us", us);
+  else
+    std::snprintf(b, sizeof b, "%.3f us", us);
   return b;
 }
 
@@ -225,9 +229,8 @@ int bench(const Argv& argv) {
   }
   const Fingerprint& fp = backend->fingerprint();
   const std::string vendor(backend->last_resort_vendor().spelling());
-  std::printf("bench: %zu shapes from %s on %s (%s)\n", shapes.size(),
-              shapes_path.c_str(), fp.get("device") ? fp.get("device")->c_str() : "?",
-              fp.id().c_str());
+  std::printf("bench: %zu shapes from %s on %s (%s)\n", shapes.size(), shapes_path.c_str(),
+              fp.get("device") ? fp.get("device")->c_str() : "?", fp.id().c_str());
   std::printf("bench: auto selects from %s; vendor is %s\n",
               table ? table_path.c_str() : "no table (last resort only)", vendor.c_str());
   std::printf("bench: %s\n", method_line(*mdev, mo).c_str());
@@ -235,7 +238,8 @@ int bench(const Argv& argv) {
   std::fflush(stdout);
 
   std::fprintf(csv, "# gemmroute-bench 1\n");
-  for (const auto& [k, v] : fp.fields) std::fprintf(csv, "# fingerprint.%s %s\n", k.c_str(), v.c_str());
+  for (const auto& [k, v] : fp.fields)
+    std::fprintf(csv, "# fingerprint.%s %s\n", k.c_str(), v.c_str());
   std::fprintf(csv, "# table %s\n# method %s\n# tuner %s\n# date %s\n",
                table ? table_path.c_str() : "none", method_line(*mdev, mo).c_str(),
                tuner_version().c_str(), now_utc().c_str());
@@ -264,24 +268,25 @@ int bench(const Argv& argv) {
     progress.update(static_cast<int>(si), done_w, s.text);
     std::string auto_choice;
     std::vector<LaunchArm> arms;
-    arms.push_back(
-        {"auto",
-         [&](const Problem& p) {
-           try {
-             auto sel = select(p, key_of(p), table.get(), *backend, *exec, Overrides{}, nullptr);
-             auto_choice = std::string(sel.candidate->spelling());
-             return Verdict::yes();
-           } catch (const std::exception&) {
-             return Verdict::no("the table's walk found nothing that can run");
-           }
-         },
-         [&](const Problem& p) {
-           // What gemm() does per call after building the problem: validate, key, select, launch.
-           Problem q = p;
-           validate(q, false, backend->host_memory());
-           select(q, key_of(q), table.get(), *backend, *exec, Overrides{}, nullptr)
-               .candidate->launch(q, *exec);
-         }});
+    arms.push_back({"auto",
+                    [&](const Problem& p) {
+                      try {
+                        auto sel = select(p, key_of(p), table.get(), *backend, *exec, Overrides{},
+                                          nullptr);
+                        auto_choice = std::string(sel.candidate->spelling());
+                        return Verdict::yes();
+                      } catch (const std::exception&) {
+                        return Verdict::no("the table's walk found nothing that can run");
+                      }
+                    },
+                    [&](const Problem& p) {
+                      // What gemm() does per call after building the problem: validate, key,
+                      // select, launch.
+                      Problem q = p;
+                      validate(q, false, backend->host_memory());
+                      select(q, key_of(q), table.get(), *backend, *exec, Overrides{}, nullptr)
+                          .candidate->launch(q, *exec);
+                    }});
     for (const Candidate* c : backend->candidates()) arms.push_back(arm_for(*c, *exec));
     PointReport r;
     try {
@@ -324,25 +329,27 @@ int bench(const Argv& argv) {
     if (auto_ok) ++measured;
     if (!auto_ok || !failures.empty()) ++problems;
     const Key& k = s.key;
-    std::fprintf(csv, "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-                 s.text.c_str(), std::string(to_string(k.dtype)).c_str(),
-                 std::string(to_string(k.ta)).c_str(), std::string(to_string(k.tb)).c_str(),
-                 static_cast<long long>(k.m), static_cast<long long>(k.n),
-                 static_cast<long long>(k.k), static_cast<long long>(k.batch),
-                 std::string(to_string(k.layout)).c_str(), auto_choice.c_str(),
-                 auto_ok ? num(t_auto).c_str() : "", auto_ok ? num(a.stats.spread_pct, "%.2f").c_str() : "",
-                 vendor_ok ? num(t_vendor).c_str() : "", best ? best->name.c_str() : "",
-                 best ? num(t_best).c_str() : "", regret > 0 ? num(regret, "%.4f").c_str() : "",
-                 speedup > 0 ? num(speedup, "%.4f").c_str() : "", auto_ok ? num(gflops, "%.4g").c_str() : "",
-                 auto_ok ? num(gbs, "%.4g").c_str() : "", status.c_str(), cands.c_str());
+    std::fprintf(
+        csv, "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+        s.text.c_str(), std::string(to_string(k.dtype)).c_str(),
+        std::string(to_string(k.ta)).c_str(), std::string(to_string(k.tb)).c_str(),
+        static_cast<long long>(k.m), static_cast<long long>(k.n), static_cast<long long>(k.k),
+        static_cast<long long>(k.batch), std::string(to_string(k.layout)).c_str(),
+        auto_choice.c_str(), auto_ok ? num(t_auto).c_str() : "",
+        auto_ok ? num(a.stats.spread_pct, "%.2f").c_str() : "",
+        vendor_ok ? num(t_vendor).c_str() : "", best ? best->name.c_str() : "",
+        best ? num(t_best).c_str() : "", regret > 0 ? num(regret, "%.4f").c_str() : "",
+        speedup > 0 ? num(speedup, "%.4f").c_str() : "", auto_ok ? num(gflops, "%.4g").c_str() : "",
+        auto_ok ? num(gbs, "%.4g").c_str() : "", status.c_str(), cands.c_str());
     csv_file.flush();
     progress.clear();
     if (auto_ok) {
-      std::printf("%-34s auto %-18s %10s (±%.1f%%)  vendor %10s  best %-18s %10s  auto/best %.3f"
-                  "  vendor/auto %.3f  auto %.3g GFLOP/s %.3g GB/s\n",
-                  s.text.c_str(), auto_choice.c_str(), fmt_us(t_auto).c_str(), a.stats.spread_pct,
-                  vendor_ok ? fmt_us(t_vendor).c_str() : "n/a", best ? best->name.c_str() : "n/a",
-                  best ? fmt_us(t_best).c_str() : "n/a", regret, speedup, gflops, gbs);
+      std::printf(
+          "%-34s auto %-18s %10s (±%.1f%%)  vendor %10s  best %-18s %10s  auto/best %.3f"
+          "  vendor/auto %.3f  auto %.3g GFLOP/s %.3g GB/s\n",
+          s.text.c_str(), auto_choice.c_str(), fmt_us(t_auto).c_str(), a.stats.spread_pct,
+          vendor_ok ? fmt_us(t_vendor).c_str() : "n/a", best ? best->name.c_str() : "n/a",
+          best ? fmt_us(t_best).c_str() : "n/a", regret, speedup, gflops, gbs);
     } else {
       std::printf("%-34s auto (%s) %s: %s\n", s.text.c_str(), auto_choice.c_str(),
                   std::string(to_string(a.status)).c_str(), a.detail.c_str());
@@ -371,13 +378,12 @@ int bench(const Argv& argv) {
     return 1;
   }
   std::printf("(regret = t_auto / t_best, speedup = t_vendor / t_auto: ratios of median times)\n");
-  std::printf("regret geomean %.3f p95 %.3f max %.3f | speedup vs vendor geomean %.3f min %.3f | "
-              "shapes %zu\n",
-              geomean(regrets), percentile(regrets, 95),
-              *std::max_element(regrets.begin(), regrets.end()),
-              speedups.empty() ? 0.0 : geomean(speedups),
-              speedups.empty() ? 0.0 : *std::min_element(speedups.begin(), speedups.end()),
-              regrets.size());
+  std::printf(
+      "regret geomean %.3f p95 %.3f max %.3f | speedup vs vendor geomean %.3f min %.3f | "
+      "shapes %zu\n",
+      geomean(regrets), percentile(regrets, 95), *std::max_element(regrets.begin(), regrets.end()),
+      speedups.empty() ? 0.0 : geomean(speedups),
+      speedups.empty() ? 0.0 : *std::min_element(speedups.begin(), speedups.end()), regrets.size());
   return problems ? 1 : 0;
 }
 

@@ -3,18 +3,18 @@
 // worst error against the long-double reference as a fraction of the allowed bound.
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <complex>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "args.hpp"
 #include "core/context_state.hpp"
 #include "core/select.hpp"
-#include "reference/reference.hpp"
 #include "gemmroute/gemmroute.hpp"
 #include "problem_args.hpp"
+#include "reference/reference.hpp"
 #include "verbs.hpp"
 
 namespace gemmroute::cli {
@@ -76,10 +76,9 @@ void print(const Line& l) {
 std::string chosen(Context& ctx, const Problem& p) {
   auto& st = detail::Access::state(ctx);
   Options none;
-  return std::string(
-      select(p, key_of(p), st.table_for(none), *st.backend, *st.exec, st.overrides_for(none),
-             nullptr)
-          .candidate->spelling());
+  return std::string(select(p, key_of(p), st.table_for(none), *st.backend, *st.exec,
+                            st.overrides_for(none), nullptr)
+                         .candidate->spelling());
 }
 
 template <class T>

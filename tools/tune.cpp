@@ -64,8 +64,9 @@ struct Session {
 double weight(const Key& key, const Spec& spec, std::size_t arms, std::int64_t cache) {
   const double call_us = 1.0 + macs_of(key) / 4000.0;
   const auto& h = spec.measure.harness;
-  const double timing = static_cast<double>(arms) * (h.repetitions + 2) *
-                        std::max(h.min_sample_us, call_us) + static_cast<double>(arms) * h.warmup_us;
+  const double timing =
+      static_cast<double>(arms) * (h.repetitions + 2) * std::max(h.min_sample_us, call_us) +
+      static_cast<double>(arms) * h.warmup_us;
   const double bytes = static_cast<double>(checked_set_bytes(key).value_or(INT64_MAX));
   const double setup = 3.0 * std::max(static_cast<double>(cache), bytes) / 1000.0;  // ~1 GB/s fill
   const double check = static_cast<double>(arms) * std::min(macs_of(key), spec.measure.check_macs) /
@@ -73,10 +74,13 @@ double weight(const Key& key, const Spec& spec, std::size_t arms, std::int64_t c
   return timing + setup + check;
 }
 
-std::string describe_point(const Key& k) { return to_string(k); }
+std::string describe_point(const Key& k) {
+  return to_string(k);
+}
 
 // Measures the candidates of `key` not yet in the file; writes and returns their rows.
-std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin, Progress* progress) {
+std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin,
+                                     Progress* progress) {
   std::vector<LaunchArm> arms;
   for (const Candidate* c : s.candidates) {
     if (!is_done(s.done, key, c->spelling())) arms.push_back(arm_for(*c, *s.exec));
@@ -110,10 +114,18 @@ std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin, 
     s.writer.write(r);
     s.done.emplace(to_string(key), r.spelling);
     switch (a.status) {
-      case Status::ok: ++s.ok; break;
-      case Status::failed: ++s.failed; break;
-      case Status::error: ++s.error; break;
-      case Status::not_runnable: ++s.not_runnable; break;
+      case Status::ok:
+        ++s.ok;
+        break;
+      case Status::failed:
+        ++s.failed;
+        break;
+      case Status::error:
+        ++s.error;
+        break;
+      case Status::not_runnable:
+        ++s.not_runnable;
+        break;
     }
     if (a.status == Status::failed || a.status == Status::error) {
       if (progress) progress->clear();
@@ -148,8 +160,8 @@ int run_lattice(Session& s, const std::string& out, double budget_s, std::int64_
   for (const Candidate* c : s.candidates) spellings.emplace_back(c->spelling());
   const std::vector<Key> todo = pending(points, spellings, s.done);
   std::printf("tune: %zu points x %zu candidates in %s; %zu points already in %s; %zu to measure\n",
-              points.size(), s.candidates.size(), s.spec->path.c_str(),
-              points.size() - todo.size(), out.c_str(), todo.size());
+              points.size(), s.candidates.size(), s.spec->path.c_str(), points.size() - todo.size(),
+              out.c_str(), todo.size());
   std::fflush(stdout);
   if (todo.empty()) {
     std::printf("tune: measured nothing: every point of the spec is already in %s\n", out.c_str());
@@ -182,19 +194,21 @@ int run_lattice(Session& s, const std::string& out, double budget_s, std::int64_
   progress.finish();
   std::fputc('\n', stderr);
   if (!stop_reason.empty()) {
-    std::printf("tune: %s after %zu of %zu points (%s); %zu points not measured; continue with\n"
-                "      the same command and --resume\n",
-                stop_reason.c_str(), i, todo.size(), format_duration(progress.elapsed_s()).c_str(),
-                todo.size() - i);
+    std::printf(
+        "tune: %s after %zu of %zu points (%s); %zu points not measured; continue with\n"
+        "      the same command and --resume\n",
+        stop_reason.c_str(), i, todo.size(), format_duration(progress.elapsed_s()).c_str(),
+        todo.size() - i);
   }
   std::printf("tune: measured %zu points in %s; %s; results in %s\n", i,
               format_duration(progress.elapsed_s()).c_str(), counts(s).c_str(), out.c_str());
   if (sample > 1 && i > 0) {
-    std::printf("tune: sampled every %lld-th point: projected time for all %zu points of the "
-                "spec: %s (%.0f s)\n",
-                static_cast<long long>(sample), full,
-                format_duration(progress.elapsed_s() * static_cast<double>(full) / i).c_str(),
-                progress.elapsed_s() * static_cast<double>(full) / static_cast<double>(i));
+    std::printf(
+        "tune: sampled every %lld-th point: projected time for all %zu points of the "
+        "spec: %s (%.0f s)\n",
+        static_cast<long long>(sample), full,
+        format_duration(progress.elapsed_s() * static_cast<double>(full) / i).c_str(),
+        progress.elapsed_s() * static_cast<double>(full) / static_cast<double>(i));
   }
   if (i == 0) std::printf("tune: measured nothing\n");
   return stop_reason.empty() ? 0 : 3;
@@ -206,8 +220,9 @@ Table load_refine_table(const std::string& table_path, const Backend& backend) {
   if (!table.notes.empty()) {
     for (const auto& n : table.notes) std::printf("note: %s\n", n.c_str());
     throw Error(Errc::invalid_argument, "refine",
-                table_path + " was measured on another device fingerprint (notes above); refine "
-                             "a table measured here");
+                table_path +
+                    " was measured on another device fingerprint (notes above); refine "
+                    "a table measured here");
   }
   return table;
 }
@@ -222,9 +237,10 @@ int run_refine(Session& s, Table table, const std::string& table_path, const Out
   o.margin = margin;
   o.stop = [] { return interrupted(); };
   const auto edges = find_edges(table);
-  std::printf("refine: %zu edges between neighbouring rows of %s with different winners; "
-              "bisecting to a ratio of %.3g, at most %d points\n",
-              edges.size(), table_path.c_str(), o.ratio, o.max_points);
+  std::printf(
+      "refine: %zu edges between neighbouring rows of %s with different winners; "
+      "bisecting to a ratio of %.3g, at most %d points\n",
+      edges.size(), table_path.c_str(), o.ratio, o.max_points);
   std::fflush(stdout);
   Progress progress("refined points (upper bound)", o.max_points, o.max_points);
   int n = 0;
@@ -244,11 +260,11 @@ int run_refine(Session& s, Table table, const std::string& table_path, const Out
   OutputFile file(table_path, "refine", rules);
   file.write(write_table(table));
   file.commit();
-  std::printf("refine: %d edges; measured %d points, added %zu refined rows to %s; %d brackets "
-              "left wider than %.3g%s; %s; results in %s\n",
-              report.edges, report.measured, report.added.size(), table_path.c_str(),
-              report.unresolved, o.ratio, report.stopped ? " (interrupted)" : "",
-              counts(s).c_str(), out.c_str());
+  std::printf(
+      "refine: %d edges; measured %d points, added %zu refined rows to %s; %d brackets "
+      "left wider than %.3g%s; %s; results in %s\n",
+      report.edges, report.measured, report.added.size(), table_path.c_str(), report.unresolved,
+      o.ratio, report.stopped ? " (interrupted)" : "", counts(s).c_str(), out.c_str());
   if (report.measured == 0) std::printf("refine: measured nothing\n");
   return report.stopped ? 3 : 0;
 }
@@ -334,9 +350,9 @@ int tune(const Argv& argv) {
     }
     s.done = done_pairs(prev);
     for (const ResultRow& r : prev.rows) s.previous[to_string(r.key)].push_back(r);
-    s.writer.append(out, prev.complete_bytes,
-                    std::string(refining ? "refine" : "resumed") + " " + now_utc() + " " +
-                        spec.describe());
+    s.writer.append(
+        out, prev.complete_bytes,
+        std::string(refining ? "refine" : "resumed") + " " + now_utc() + " " + spec.describe());
     std::printf("tune: resuming %s: %zu rows already measured\n", out.c_str(), prev.rows.size());
   } else {
     std::vector<std::pair<std::string, std::string>> meta = {

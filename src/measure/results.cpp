@@ -1,10 +1,10 @@
 #include "measure/results.hpp"
 
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
-#include <system_error>
 #include <filesystem>
+#include <system_error>
 
 #include "core/files.hpp"
 #include "core/spelling.hpp"
@@ -63,12 +63,15 @@ bool split_csv(std::string_view line, std::vector<Field>& out) {
   }
 }
 
-template <class T> bool to_number(const std::string& s, T& v) {
+template <class T>
+bool to_number(const std::string& s, T& v) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-std::string key_string(const Key& k) { return to_string(k); }
+std::string key_string(const Key& k) {
+  return to_string(k);
+}
 
 }  // namespace
 
@@ -150,8 +153,8 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
       continue;
     }
     if (!seen_magic) {
-      error(1, "expected '# " + std::string(kMagic) + " " +
-                   std::to_string(kResultsFormatVersion) + "' first");
+      error(1, "expected '# " + std::string(kMagic) + " " + std::to_string(kResultsFormatVersion) +
+                   "' first");
       return res;
     }
     if (!seen_columns) {
@@ -176,10 +179,22 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
     auto ta = parse_op(f[1].text);
     auto tb = parse_op(f[2].text);
     auto layout = parse_layout(f[3].text);
-    if (!dtype) { error(f[0].column, "unknown dtype"); continue; }
-    if (!ta) { error(f[1].column, "unknown ta"); continue; }
-    if (!tb) { error(f[2].column, "unknown tb"); continue; }
-    if (!layout) { error(f[3].column, "unknown layout"); continue; }
+    if (!dtype) {
+      error(f[0].column, "unknown dtype");
+      continue;
+    }
+    if (!ta) {
+      error(f[1].column, "unknown ta");
+      continue;
+    }
+    if (!tb) {
+      error(f[2].column, "unknown tb");
+      continue;
+    }
+    if (!layout) {
+      error(f[3].column, "unknown layout");
+      continue;
+    }
     if (!is_complex(*dtype) && (*ta == Op::C || *tb == Op::C)) {
       error(*ta == Op::C ? f[1].column : f[2].column, "C is folded to T for real scalars");
       continue;
@@ -197,15 +212,17 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
       }
     }
     if (!ok) continue;
-    if (!parse_spelling(f[8].text)) { error(f[8].column, "bad spelling"); continue; }
+    if (!parse_spelling(f[8].text)) {
+      error(f[8].column, "bad spelling");
+      continue;
+    }
     r.spelling = f[8].text;
     r.spelling_column = f[8].column;
     if (!to_number(f[9].text, r.median_us) || !std::isfinite(r.median_us) || r.median_us < 0) {
       error(f[9].column, "expected a time in microseconds");
       continue;
     }
-    if (!to_number(f[10].text, r.spread_pct) || !std::isfinite(r.spread_pct) ||
-        r.spread_pct < 0) {
+    if (!to_number(f[10].text, r.spread_pct) || !std::isfinite(r.spread_pct) || r.spread_pct < 0) {
       error(f[10].column, "expected a spread in percent");
       continue;
     }
@@ -230,9 +247,14 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
       error(f[10].column, "an ok row's spread must be at most 1e6 %");
       continue;
     }
-    if (f[13].text == "measured") r.origin = Origin::measured;
-    else if (f[13].text == "refined") r.origin = Origin::refined;
-    else { error(f[13].column, "unknown origin (measured, refined)"); continue; }
+    if (f[13].text == "measured")
+      r.origin = Origin::measured;
+    else if (f[13].text == "refined")
+      r.origin = Origin::refined;
+    else {
+      error(f[13].column, "unknown origin (measured, refined)");
+      continue;
+    }
     r.detail = f[14].text;
     res.rows.push_back(std::move(r));
   }
@@ -303,8 +325,9 @@ void ResultsWriter::create(const std::string& path, const std::string& header) {
   file_ = std::fopen(path.c_str(), "wx");  // never overwrite a results file
   if (!file_) {
     const int err = errno;
-    throw Error(Errc::invalid_argument, "out",
-                path + ": cannot create: " + std::error_code(err, std::generic_category()).message());
+    throw Error(
+        Errc::invalid_argument, "out",
+        path + ": cannot create: " + std::error_code(err, std::generic_category()).message());
   }
   created_ = true;
   path_ = path;
