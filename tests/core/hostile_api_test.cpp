@@ -217,6 +217,28 @@ TEST(HostileSizes, ByteExtentsThatOverflowAreRefused) {
   expect_invalid("items[0].ldb", [&] { gemm_grouped(ctx, {&item, 1}); });
 }
 
+// Found by the API fuzzer: OpenBLAS 0.3.21 takes a complex beta of (0, NaN) for zero and
+// overwrites C, where reference BLAS (beta != 0) makes every element NaN.
+TEST(HostileScalars, ComplexBetaWithANaNPartIsNotZeroForAnyCandidate) {
+  Context ctx;
+  using z = std::complex<double>;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<z> a(9, z(0.5, 0.25)), b(9, z(-0.5, 1.0));
+  for (const char* pin : {"openblas", "openblas:par=item", "cpu.small", "cpu.tile", "cpu.direct"}) {
+    for (z beta : {z(0, nan), z(-0.0, nan), z(nan, 0)}) {
+      std::vector<z> c(9, z(2.0, -1.0));
+      Options o;
+      o.pin = pin;
+      gemm<z>(ctx, Op::N, Op::N, 3, 3, 3, z(1, 0), a.data(), 3, 0, b.data(), 3, 0, beta, c.data(),
+              3, 0, 1, o);
+      for (const z& x : c) {
+        EXPECT_TRUE(std::isnan(x.real()) || std::isnan(x.imag()))
+            << pin << " beta (" << beta.real() << ", " << beta.imag() << "): " << x;
+      }
+    }
+  }
+}
+
 // The move left the source's state null and a call through it dereferenced it (UBSan).
 TEST(HostileContext, AMovedFromContextThrows) {
   Context ctx;
