@@ -195,12 +195,12 @@ int bench(const Argv& argv) {
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
   const std::string shapes_path = args.required("shapes");
-  const auto shapes = read_shapes(shapes_path);
   const std::string out = args.required("out");
   MeasureOptions mo;
   // The ranges a tuning spec allows for the same settings (docs/tuning-spec.md).
   mo.harness.repetitions = static_cast<int>(args.integer("reps", 7, 7, 1000));
   mo.harness.min_sample_us = args.number("min-sample-us", mo.harness.min_sample_us, 1, 1e7);
+  const auto shapes = read_shapes(shapes_path);
 
   auto backend = make_backend(device);
   auto exec = backend->make_exec(nullptr);

@@ -280,11 +280,11 @@ int tune(const Argv& argv) {
   }
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
-  const Spec spec = read_spec(args.required("spec"));
   const std::string out = args.required("out");
   const double budget_min = args.number("budget-minutes", 0, 0, 1e6);
   const double margin = args.number("margin", 0.03, 0, 1, true);
   const std::int64_t sample = args.integer("sample", 1, 1, std::int64_t{1} << 30);
+  const Spec spec = read_spec(args.required("spec"));
   const bool refining = args.get("refine").has_value();
   const std::string refine_path = args.get_or("refine", "");
 
