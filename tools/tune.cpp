@@ -42,8 +42,12 @@ constexpr const char* kHelp =
     "                      until the spec's refine-ratio; new rows (marked `refined`) go into\n"
     "                      TABLE and their measurements into RESULTS.csv\n"
     "  --margin X          tie-rule margin for ranking refined points (default 0.03)\n"
-    "  --sample N          measure only every N-th point and project the full run's time\n"
-    "                      (use a throwaway --out; for sizing specs)\n"
+    "  --sample N          measure only every N-th point (1 to 2^30) and project the full\n"
+    "                      run's time (use a throwaway --out; for sizing specs)\n"
+    "\n"
+    "RESULTS.csv is never replaced: a new run refuses an existing file (continue it with\n"
+    "--resume), and a run that wrote no row to the file it created removes it again. It may\n"
+    "not be the spec or TABLE. TABLE is written back whole (a temporary renamed over it).\n"
     "\n"
     "Then: gemmroute table build RESULTS.csv --out TABLE";
 
