@@ -5,6 +5,7 @@
 #include <chrono>
 #include <complex>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -207,9 +208,10 @@ int demo(const Argv& argv) {
         "line saying so.");
     return 0;
   }
-  const int reps = static_cast<int>(args.integer("reps", 7));
-  if (reps < 1) throw UsageError("--reps must be >= 1");
-  std::mt19937_64 rng(static_cast<std::uint64_t>(args.integer("seed", 2026)));
+  if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
+  const int reps = static_cast<int>(args.integer("reps", 7, 1, 1000));
+  std::mt19937_64 rng(static_cast<std::uint64_t>(
+      args.integer("seed", 2026, 0, std::numeric_limits<std::int64_t>::max())));
   Context ctx;
   const Table* table = detail::Access::state(ctx).table.get();
   std::printf("gemmroute demo on %s (%s threads); table %s\n",

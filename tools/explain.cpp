@@ -24,6 +24,7 @@ int explain(const Argv& argv) {
         "GEMMROUTE_PIN and GEMMROUTE_ROUTE apply as they do to library calls.");
     return 0;
   }
+  if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
   Problem p = problem_from_args(args);
   Options options;

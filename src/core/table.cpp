@@ -6,12 +6,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 
 #include "core/backend.hpp"
+#include "core/files.hpp"
 #include "core/spelling.hpp"
 #include "gemmroute/error.hpp"
 
@@ -20,7 +19,7 @@ namespace {
 
 constexpr std::string_view kMagic = "gemmroute-table";
 constexpr std::string_view kPlusMinus = "\xC2\xB1";  // UTF-8 '±'
-constexpr std::int64_t kMaxSize = std::int64_t{1} << 62;
+constexpr std::int64_t kMaxSize = kMaxTableSize;
 constexpr std::string_view kHeaderFields[] = {"tuner", "spec", "date", "method", "clocks"};
 
 struct Token {
@@ -104,7 +103,7 @@ bool parse_entry(const Token& tok, Entry& e, Diagnostic& d) {
   else
     return bad("expected a unit: ns, us, ms or s");
   t.remove_prefix(t.starts_with("s") ? 1 : 2);
-  if (median <= 0 || median * scale > 1e12) {
+  if (median <= 0 || median * scale > kMaxTableTimeUs) {
     return bad_at(time_text, "time out of range (0, 1e12 us]");
   }
   if (t.starts_with(kPlusMinus))
@@ -115,7 +114,7 @@ bool parse_entry(const Token& tok, Entry& e, Diagnostic& d) {
     return bad("expected '\xC2\xB1' (or '+-') and a spread after the time");
   const std::string_view spread_text = t;
   double spread = 0;
-  if (!take_number(t, spread) || spread > 1e6) {
+  if (!take_number(t, spread) || spread > kMaxTableSpreadPct) {
     return bad_at(spread_text, "expected a finite spread in percent, at most 1e6");
   }
   if (!t.starts_with("%")) return bad("expected '%' after the spread");
@@ -340,7 +339,20 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
     diags.push_back({1, 1,
                      "empty table: expected '" + std::string(kMagic) + " " +
                          std::to_string(kTableFormatVersion) + "'"});
+  } else if (!seen_row && diags.empty()) {
+    // Loaded, it would send every call to the last resort, silently.
+    diags.push_back({1, 1, "no rows: a table holds at least one row"});
   }
+  // Duplicates among the rows that parsed, reported beside any syntax error, in line order.
+  std::map<std::string, int> seen;
+  for (const Row& row : table.rows) {
+    auto [it, fresh] = seen.emplace(to_string(row.key), row.line);
+    if (!fresh) {
+      diags.push_back({row.line, 1, "duplicate key, first at line " + std::to_string(it->second)});
+    }
+  }
+  std::stable_sort(diags.begin(), diags.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
   return table;
 }
 
@@ -371,12 +383,7 @@ void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic
     }
     return it->second;
   };
-  std::map<std::string, int> seen;
   for (Row& row : table.rows) {
-    auto [it, fresh] = seen.emplace(to_string(row.key), row.line);
-    if (!fresh) {
-      diags.push_back({row.line, 1, "duplicate key, first at line " + std::to_string(it->second)});
-    }
     std::map<std::string_view, int> spelled;
     for (Entry& e : row.entries) {
       Resolved r = resolved(e.spelling);
@@ -403,12 +410,12 @@ std::string format_diagnostic(const std::string& path, const Diagnostic& d) {
 }
 
 Table load_table(const std::string& path, const Backend& backend) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(Errc::bad_table, "table", path + ":0:0: cannot open the table file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
+  std::string text, why;
+  if (!read_input_file(path, text, why)) {
+    throw Error(Errc::bad_table, "table", path + ":0:0: the table file: " + why);
+  }
   std::vector<Diagnostic> diags;
-  Table table = parse_table(buf.str(), path, diags);
+  Table table = parse_table(text, path, diags);
   if (diags.empty()) validate_table(table, backend, diags);
   if (!diags.empty()) {
     std::string message;

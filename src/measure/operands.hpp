@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -14,13 +15,16 @@
 namespace gemmroute::measure {
 
 struct OperandOptions {
-  double rotation_factor = 3.0;   // sets together >= this x the device cache
+  double rotation_factor = 3.0;  // sets together >= this x the device cache
   std::int64_t min_sets = 2;
   std::uint64_t seed = 0x9e3779b97f4a7c15ull;
 };
 
 // Bytes of one set for a key: A, B and C, each rounded up to 64 bytes. packed: ld == rows;
-// strided: ld == rows + 1 (what `gemmroute explain` assumes for a strided key).
+// strided: ld == rows + 1 (what `gemmroute explain` assumes for a strided key). nullopt, or
+// for set_bytes Error(invalid_argument), when that overflows 64 bits: checked before anything
+// is allocated.
+std::optional<std::int64_t> checked_set_bytes(const Key& key);
 std::int64_t set_bytes(const Key& key);
 // Sets needed for a key on a device with this cache.
 std::int64_t sets_for(const Key& key, std::int64_t cache_bytes, const OperandOptions& options);

@@ -38,6 +38,7 @@ struct ResultRow {
   Origin origin = Origin::measured;  // measured (lattice) or refined (edge bisection)
   std::string detail;                // free text; quoted in the file when needed
   int line = 0;                      // where it was read, for messages
+  int spelling_column = 0;           // the spelling's column on that line
 };
 
 struct Results {
@@ -46,7 +47,7 @@ struct Results {
   // tuner, started, clocks, resumed ...
   std::vector<std::pair<std::string, std::string>> meta;
   std::vector<ResultRow> rows;
-  bool truncated_tail = false;  // the last line had no newline (an interrupted write): ignored
+  bool truncated_tail = false;     // the last line had no newline (an interrupted write): ignored
   std::size_t complete_bytes = 0;  // length of the text up to the last complete line
 
   const std::string* meta_field(std::string_view name) const;
@@ -81,8 +82,10 @@ class ResultsWriter {
   ResultsWriter(const ResultsWriter&) = delete;
   ResultsWriter& operator=(const ResultsWriter&) = delete;
 
-  // Creates `path` with the header, or (append) opens it after cutting any partial last line
-  // at `keep_bytes`. Throws Error(invalid_argument) when the file cannot be opened.
+  // Creates `path` (never over an existing file) with the header, or (append) opens it after
+  // cutting any partial last line at `keep_bytes`. Throws Error(invalid_argument) when the
+  // file cannot be opened. A file create() made is removed again by the destructor when no
+  // row was written to it: a header alone is no journal.
   void create(const std::string& path, const std::string& header);
   void append(const std::string& path, std::size_t keep_bytes, const std::string& comment);
   void write(const ResultRow& row);
@@ -92,6 +95,7 @@ class ResultsWriter {
   std::FILE* file_ = nullptr;
   std::string path_;
   int written_ = 0;
+  bool created_ = false;
 };
 
 }  // namespace gemmroute::measure
