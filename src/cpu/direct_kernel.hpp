@@ -5,7 +5,9 @@
 //
 // Per column j of C, rows are taken a few at a time (then one at a time), never across the edge
 // of the chained block: their sums are independent chains in registers, for one k slab, then
-// the slab's epilogue writes them to C. Each element sees its q in increasing order.
+// the slab's epilogue writes them to C. Long real columns of op(A) = A instead keep up to
+// kRows sums in an array, which the compiler vectorizes (axpy order). Either way each element
+// sees its q in increasing order.
 //
 // The unnamed namespace gives each including file its own copy: the two builds differ in
 // instructions, so they must not be merged by the linker.

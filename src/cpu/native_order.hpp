@@ -104,9 +104,8 @@ Epilogue<R> accumulating(Epilogue<R> e) {
 }
 
 // The scalar form of the operations, one element at a time (cpu.direct). Sums are kept as
-// the vector kernels keep their lanes: real acc; complex chained (re, im); complex split
-// rr, ir (products with b.re) and ri, ii (products with b.im).
-// x is -re (the vector kernels' fmaddsub keeps it so), x and im starting from +0.
+// the vector kernels keep their lanes: real acc; complex chained (x = -re, im), as fmaddsub
+// leaves them, from +0; complex split rr, ir (products with b.re) and ri, ii (with b.im).
 template <class R>
 inline void step_chained(R& x, R& im, R ar, R ai, R br, R bi, const Epilogue<R>& e) {
   const R f = e.sign[0] > 0 ? -bi : bi;
