@@ -183,19 +183,13 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
 void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& options) {
   detail::ContextState& st = detail::Access::state(ctx);
   check_options(options);
-  const bool host = st.backend->host_memory();
-  if (!host) {
-    // The groups' pointer arrays are built in host memory; a device backend would need them
-    // staged into its memory first (docs/decisions.md).
-    throw Error(Errc::unsupported, "items",
-                "grouped batches are not yet supported on a " + std::string(st.backend->name()) +
-                    " Context; call gemm with device pointer arrays per group");
-  }
-  // Validate every item before any write.
+  // Validate every item before any write. Items and the groups' pointer arrays are gathered on
+  // the host (so they are read here on every backend); a device backend stages the arrays into
+  // its memory after selection (Exec::stage_pointers).
   std::vector<Prepared> prepared;
   prepared.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i)
-    prepared.push_back(prepare_item(items[i], i, host));
+    prepared.push_back(prepare_item(items[i], i, true));
 
   // Group by everything a pointer-array batch shares, in order of first appearance.
   std::map<GroupKey, std::size_t> index;
@@ -226,16 +220,30 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
   Overrides ov = st.overrides_for(options);
   std::vector<const Candidate*> chosen;
   chosen.reserve(groups.size());
+  std::vector<const void*> pointers;  // every group's a, then b, then c
   for (Group& g : groups) {
     Problem& p = g.problem;
     p.batch = static_cast<std::int64_t>(g.c.size());
     p.a.array = g.a.data();
     p.b.array = g.b.data();
     p.c.array = g.c.data();
-    validate(p, false, host);
+    validate(p, false, true);
     chosen.push_back(&choose(st, p, table, ov));
+    pointers.insert(pointers.end(), g.a.begin(), g.a.end());
+    pointers.insert(pointers.end(), g.b.begin(), g.b.end());
+    pointers.insert(pointers.end(), g.c.begin(), g.c.end());
   }
-  for (std::size_t i = 0; i < groups.size(); ++i) chosen[i]->launch(groups[i].problem, *st.exec);
+  const Exec::Staged staged = st.exec->stage_pointers(pointers);
+  const void* const* next = staged.data();
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    Problem& p = groups[i].problem;
+    const auto batch = static_cast<std::size_t>(p.batch);
+    p.a.array = next;
+    p.b.array = next + batch;
+    p.c.array = next + 2 * batch;
+    next += 3 * batch;
+    chosen[i]->launch(p, *st.exec);
+  }
 }
 
 #define GEMMROUTE_INSTANTIATE(T)                                                              \
