@@ -16,6 +16,7 @@
 #include "gemmroute/error.hpp"
 #include "measure/measure.hpp"
 #include "measure/stats.hpp"
+#include "bench_common.hpp"
 #include "measure_common.hpp"
 #include "progress.hpp"
 #include "verbs.hpp"
@@ -29,9 +30,16 @@ namespace {
 
 using namespace gemmroute::measure;
 
+}  // namespace
+
+int bench_peers(const Args& args);  // bench_peers.cpp
+
+namespace {
+
 constexpr const char* kHelp =
     "usage: gemmroute bench --device cpu --shapes FILE --out BENCH.csv [--plot DIR]\n"
     "                       [--table FILE] [--reps N] [--min-sample-us X]\n"
+    "                       [--peers [--scalars random|unit]]\n"
     "\n"
     "For each shape in FILE (one a line: dtype ta tb m n k batch [packed|strided]; '#'\n"
     "comments), times in one process with the shared harness (docs/measuring.md): `auto` (the\n"
@@ -46,79 +54,27 @@ constexpr const char* kHelp =
     "                    shipped table for this device, else the generic one)\n"
     "  --plot DIR        write speedup and regret PNGs there (scripts/plot_bench.py)\n"
     "  --reps N          repetitions per arm (default 7, at least 7)\n"
-    "  --min-sample-us X each repetition times calls lasting at least X us (default 300)";
-
-struct Shape {
-  Key key;
-  std::string text;
-  int line = 0;
-};
-
-std::vector<Shape> read_shapes(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(Errc::invalid_argument, "shapes", path + ": cannot open");
-  std::vector<Shape> out;
-  std::string line, errors;
-  int no = 0;
-  while (std::getline(in, line)) {
-    ++no;
-    if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
-    std::istringstream ss(line);
-    std::vector<std::string> t;
-    for (std::string w; ss >> w;) t.push_back(w);
-    if (t.empty()) continue;
-    auto bad = [&](const std::string& why) {
-      errors += "\n" + path + ":" + std::to_string(no) + ": " + why;
-    };
-    if (t.size() != 7 && t.size() != 8) {
-      bad("expected 'dtype ta tb m n k batch [packed|strided]'");
-      continue;
-    }
-    auto dtype = parse_scalar(t[0]);
-    auto ta = parse_op(t[1]);
-    auto tb = parse_op(t[2]);
-    auto layout = parse_layout(t.size() == 8 ? t[7] : "packed");
-    std::int64_t v[4] = {0, 0, 0, 0};
-    bool ok = dtype && ta && tb && layout;
-    for (int i = 0; i < 4 && ok; ++i) {
-      char* end = nullptr;
-      v[i] = std::strtoll(t[3 + i].c_str(), &end, 10);
-      ok = *end == '\0' && v[i] >= 1;
-    }
-    if (!ok) {
-      bad("bad field (dtype f32|f64|c32|c64, ops N|T|C, sizes >= 1, layout packed|strided)");
-      continue;
-    }
-    Key k{*dtype, fold_op(*dtype, *ta), fold_op(*dtype, *tb), *layout, v[0], v[1], v[2], v[3]};
-    out.push_back({k, to_string(k), no});
-  }
-  if (!errors.empty()) throw Error(Errc::invalid_argument, "shapes", errors.substr(1));
-  return out;
-}
-
-std::string fmt_us(double us) {
-  char b[32];
-  if (us >= 1e4) std::snprintf(b, sizeof b, "%.2f ms", us / 1e3);
-  else if (us >= 100) std::snprintf(b, sizeof b, "%.1f us", us);
-  else if (us >= 10) std::snprintf(b, sizeof b, "%.2f us", us);
-  else std::snprintf(b, sizeof b, "%.3f us", us);
-  return b;
-}
-
-std::string num(double v, const char* f = "%.6g") {
-  char b[32];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
+    "  --min-sample-us X each repetition times calls lasting at least X us (default 300)\n"
+    "  --peers           time `auto` (the public gemm() call) against the other libraries,\n"
+    "                    each called the way its own users call it (OpenBLAS, LIBXSMM, BLIS:\n"
+    "                    tools/peers.hpp lists the arms), instead of against our candidates;\n"
+    "                    prints, last:\n"
+    "  peers: auto vs fastest library geomean X min Y below-0.97 N | vs <library> ... | shapes N\n"
+    "                    where each ratio is t_library / t_auto (above 1: auto is faster)\n"
+    "  --scalars S       random (default: random nonzero alpha and beta, as tune measures) or\n"
+    "                    unit (alpha = beta = 1, the case LIBXSMM runs without an epilogue)";
 
 }  // namespace
 
 int bench(const Argv& argv) {
-  Args args(argv, {"device", "shapes", "out", "plot", "table", "reps", "min-sample-us"}, {});
+  Args args(argv, {"device", "shapes", "out", "plot", "table", "reps", "min-sample-us", "scalars"},
+            {"peers"});
   if (args.help()) {
     std::puts(kHelp);
     return 0;
   }
+  if (args.flag("peers")) return bench_peers(args);
+  if (args.get("scalars")) throw UsageError("--scalars needs --peers");
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
   const auto shapes = read_shapes(args.required("shapes"));

@@ -9,7 +9,9 @@
 namespace gemmroute::measure {
 namespace {
 
-std::int64_t round64(std::int64_t bytes) { return (bytes + 63) / 64 * 64; }
+std::int64_t round64(std::int64_t bytes) {
+  return (bytes + 63) / 64 * 64;
+}
 
 struct Dims {
   std::int64_t rows, cols, ld;
@@ -154,6 +156,10 @@ OperandSets::OperandSets(const Key& key, MeasureDevice& device, const OperandOpt
   if (is_complex(key.dtype)) {
     alpha = {pick(0.35, 1.0), pick(0.35, 1.0)};
     beta = {pick(0.2, 0.5), pick(0.2, 0.5)};
+  }
+  if (o.unit_scalars) {
+    alpha = 1.0;
+    beta = 1.0;
   }
   if (key.dtype == Scalar::f32 || key.dtype == Scalar::c32) {
     // Exactly representable in the working precision, so every candidate sees the same values.
