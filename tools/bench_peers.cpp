@@ -3,10 +3,14 @@
 // (peers.hpp), in one process with the shared harness, each arm checked first. A library's
 // time is its fastest arm; the question each row answers is whether auto is at least as fast
 // as the fastest library, and by how much it beats each one.
+#include <omp.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 
@@ -41,8 +45,9 @@ LaunchArm auto_arm(Context& ctx, std::string& choice) {
   return {"auto",
           [&st, &choice](const Problem& p) {
             try {
-              auto s =
-                  select(p, key_of(p), st.table.get(), *st.backend, *st.exec, Overrides{}, nullptr);
+              // The Context's own overrides: GEMMROUTE_PIN and _ROUTE steer auto here too.
+              auto s = select(p, key_of(p), st.table.get(), *st.backend, *st.exec,
+                              st.overrides_for(Options{}), nullptr);
               choice = std::string(s.candidate->spelling());
               return Verdict::yes();
             } catch (const std::exception&) {
@@ -56,6 +61,27 @@ LaunchArm auto_arm(Context& ctx, std::string& choice) {
                       p.item_c<T>(0), p.c.ld, p.c.stride, p.batch);
             });
           }};
+}
+
+// The machine's copy bandwidth, the ceiling for batches of tiny items: every OpenMP thread
+// memcpy()s its share of a buffer of 3x the last-level cache (at least 64 MiB), median of 7,
+// counting the bytes read and the bytes written (not the write-allocate reads).
+double copy_bandwidth_gbs(std::int64_t cache_bytes) {
+  const std::size_t bytes = std::max<std::size_t>(std::size_t(3 * cache_bytes), 64u << 20);
+  std::vector<char> from(bytes, 1), to(bytes, 2);
+  std::vector<double> gbs;
+  for (int rep = 0; rep < 8; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel
+    {
+      const std::size_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+      const std::size_t lo = bytes * t / threads, hi = bytes * (t + 1) / threads;
+      std::memcpy(to.data() + lo, from.data() + lo, hi - lo);
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (rep > 0) gbs.push_back(2.0 * static_cast<double>(bytes) / s / 1e9);  // first: warm-up
+  }
+  return median_of(gbs);
 }
 
 struct Summary {
@@ -106,6 +132,8 @@ int bench_peers(const Args& args) {
     std::printf("peers: %s %s\n", f, fp.get(f) ? fp.get(f)->c_str() : "?");
   }
   std::printf("peers: %s\n", method_line(*mdev, mo).c_str());
+  const double copy_gbs = copy_bandwidth_gbs(mdev->cache_bytes());
+  std::printf("peers: copy bandwidth %.1f GB/s (memcpy on every thread, read + write)\n", copy_gbs);
   std::printf("ratios are t_library / t_auto (above 1: auto is faster)\n");
   std::fflush(stdout);
 
@@ -115,8 +143,10 @@ int bench_peers(const Args& args) {
   for (const auto& [k, v] : fp.fields) {
     std::fprintf(csv, "# fingerprint.%s %s\n", k.c_str(), v.c_str());
   }
-  std::fprintf(csv, "# table %s\n# scalars %s\n# method %s\n# tuner %s\n# date %s\n",
-               table ? table->path.c_str() : "none", scalars.c_str(),
+  std::fprintf(csv,
+               "# table %s\n# scalars %s\n# copy_bandwidth_gbs %.2f\n# method %s\n# tuner %s\n"
+               "# date %s\n",
+               table ? table->path.c_str() : "none", scalars.c_str(), copy_gbs,
                method_line(*mdev, mo).c_str(), tuner_version().c_str(), now_utc().c_str());
   std::fprintf(csv,
                "shape,dtype,ta,tb,m,n,k,batch,layout,auto_spelling,t_auto_us,auto_spread_pct,"

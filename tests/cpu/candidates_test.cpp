@@ -38,10 +38,33 @@ struct Shape {
   std::int64_t m, n, k, batch;
 };
 const std::vector<Shape> kShapes = {
-    {1, 1, 1, 3},     {3, 4, 5, 4},    {4, 4, 4, 2},    {7, 8, 9, 3},   {8, 8, 8, 2},
-    {15, 16, 16, 2},  {16, 16, 16, 2}, {16, 3, 13, 3},  {2, 15, 7, 5},  {13, 11, 1, 2},
-    {17, 16, 16, 2},  {33, 5, 31, 2},  {19, 37, 23, 1}, {64, 3, 70, 1}, {9, 70, 2, 3},
-    {37, 13, 300, 1}, {70, 29, 5, 2},  {29, 45, 60, 1}};
+    {1, 1, 1, 3},
+    {3, 4, 5, 4},
+    {4, 4, 4, 2},
+    {7, 8, 9, 3},
+    {8, 8, 8, 2},
+    {15, 16, 16, 2},
+    {16, 16, 16, 2},
+    {16, 3, 13, 3},
+    {2, 15, 7, 5},
+    {13, 11, 1, 2},
+    {17, 16, 16, 2},
+    {33, 5, 31, 2},
+    {19, 37, 23, 1},
+    {64, 3, 70, 1},
+    {9, 70, 2, 3},
+    {37, 13, 300, 1},
+    {70, 29, 5, 2},
+    {29, 45, 60, 1},
+    // cpu.small's tiny-item kernels (m, n <= 4): every m and n to 4, k past 4, and a batch
+    // large enough to be spread over the threads.
+    {2, 2, 2, 7},
+    {3, 3, 3, 5},
+    {4, 1, 16, 3},
+    {1, 3, 2, 4},
+    {2, 4, 7, 3},
+    {4, 2, 1, 2},
+    {3, 3, 3, 2000}};
 
 struct Outcome {
   bool ran = false;
@@ -347,10 +370,12 @@ INSTANTIATE_TEST_SUITE_P(Cpu, CandidateTest, ::testing::ValuesIn(all_params()), 
 // OpenBLAS's own threading is its own business.
 template <class T>
 void expect_thread_count_free(const Candidate& candidate) {
-  for (const Shape& s : {Shape{29, 45, 60, 1}, Shape{13, 7, 16, 33}, Shape{40, 40, 40, 3}}) {
+  for (const Shape& s :
+       {Shape{29, 45, 60, 1}, Shape{13, 7, 16, 33}, Shape{40, 40, 40, 3}, Shape{3, 3, 3, 2000}}) {
     std::mt19937_64 rng(101);
-    RandomCase<T> rc =
-        random_case<T>(is_complex(scalar_of_v<T>) ? Op::C : Op::T, s, Storage::padded, rng);
+    // op(A) = A for the tiny-item kernels (which take only that form), T or C otherwise.
+    const Op ta = s.m <= 4 ? Op::N : is_complex(scalar_of_v<T>) ? Op::C : Op::T;
+    RandomCase<T> rc = random_case<T>(ta, s, Storage::padded, rng);
     if (!candidate.can_run(rc.p).ok) continue;
     const auto many = launched(candidate, rc.p, rc.C, Storage::padded);
     const int threads = omp_get_max_threads();
