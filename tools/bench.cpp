@@ -32,14 +32,15 @@ using namespace gemmroute::measure;
 
 }  // namespace
 
-int bench_peers(const Args& args);  // bench_peers.cpp
+int bench_peers(const Args& args);     // bench_peers.cpp
+int bench_overhead(const Args& args);  // bench_overhead.cpp
 
 namespace {
 
 constexpr const char* kHelp =
     "usage: gemmroute bench --device cpu --shapes FILE --out BENCH.csv [--plot DIR]\n"
     "                       [--table FILE] [--reps N] [--min-sample-us X]\n"
-    "                       [--peers [--scalars random|unit]]\n"
+    "                       [--peers [--scalars random|unit] | --overhead]\n"
     "\n"
     "For each shape in FILE (one a line: dtype ta tb m n k batch [packed|strided]; '#'\n"
     "comments), times in one process with the shared harness (docs/measuring.md): `auto` (the\n"
@@ -62,18 +63,23 @@ constexpr const char* kHelp =
     "  peers: auto vs fastest library geomean X min Y below-0.97 N | vs <library> ... | shapes N\n"
     "                    where each ratio is t_library / t_auto (above 1: auto is faster)\n"
     "  --scalars S       random (default: random nonzero alpha and beta, as tune measures) or\n"
-    "                    unit (alpha = beta = 1, the case LIBXSMM runs without an epilogue)";
+    "                    unit (alpha = beta = 1, the case LIBXSMM runs without an epilogue)\n"
+    "  --overhead        per shape, the candidate the table chooses timed as the library call\n"
+    "                    itself, its launch(), gemm() pinned to it and gemm() routed; prints\n"
+    "                    the call path's cost (routed - direct, pinned - direct) in ns\n"
+    "                    (defaults here: --reps 21, --min-sample-us 1000)";
 
 }  // namespace
 
 int bench(const Argv& argv) {
   Args args(argv, {"device", "shapes", "out", "plot", "table", "reps", "min-sample-us", "scalars"},
-            {"peers"});
+            {"peers", "overhead"});
   if (args.help()) {
     std::puts(kHelp);
     return 0;
   }
   if (args.flag("peers")) return bench_peers(args);
+  if (args.flag("overhead")) return bench_overhead(args);
   if (args.get("scalars")) throw UsageError("--scalars needs --peers");
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
