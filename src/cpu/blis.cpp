@@ -50,7 +50,7 @@ class Blis final : public Candidate {
     return Verdict::yes();
   }
   void launch(const Problem& p, const Exec& exec) const override {
-    require_runnable(*this, p, exec);
+    if (!can_run(p).ok) require_runnable(*this, p, exec);  // throws: no workspace is used
     const BlisLibrary& lib = blis_library();
     dispatch(p.dtype, [&]<class T>() {
       if (quick_path<T>(p)) return;

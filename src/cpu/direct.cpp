@@ -56,7 +56,7 @@ class Direct final : public Candidate {
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem&) const override { return Verdict::yes(); }
   void launch(const Problem& p, const Exec& exec) const override {
-    require_runnable(*this, p, exec);
+    if (!can_run(p).ok) require_runnable(*this, p, exec);  // throws: no workspace is used
     dispatch(p.dtype, [&]<class T>() {
       if (quick_path<T>(p)) return;
       for_each_item(p, [&](std::int64_t i) {

@@ -176,7 +176,7 @@ class Libxsmm final : public Candidate {
     return Verdict::yes();
   }
   void launch(const Problem& p, const Exec& exec) const override {
-    require_runnable(*this, p, exec);
+    if (!can_run(p).ok) require_runnable(*this, p, exec);  // throws: no workspace is used
     dispatch(p.dtype, [&]<class T>() {
       if constexpr (std::is_floating_point_v<T>) {
         if (p.m == 0 || p.n == 0 || quick_path<T>(p)) return;

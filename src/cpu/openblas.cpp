@@ -101,24 +101,23 @@ void call_gemm(const Library& lib, const Problem& p, const T* a, const T* b, T* 
 
 class OpenBlas final : public Candidate {
  public:
-  explicit OpenBlas(bool par_item) : par_item_(par_item) {}
+  explicit OpenBlas(bool par_item)
+      : par_item_(par_item), lib_(openblas_library()), found_(lib_.ok()) {}
   std::string_view spelling() const override {
     return par_item_ ? "openblas:par=item" : "openblas";
   }
   Provider provider() const override { return Provider::vendor; }
   Verdict can_run(const Problem& p) const override {
-    if (!openblas_library().ok()) {
-      return Verdict::no("libopenblas.so.0 not found (or lacks cblas_?gemm)");
-    }
-    if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.a.ld > kIntMax || p.b.ld > kIntMax ||
-        p.c.ld > kIntMax) {
+    if (!found_) return Verdict::no("libopenblas.so.0 not found (or lacks cblas_?gemm)");
+    // All are non-negative (validated), so one test covers them.
+    if ((p.m | p.n | p.k | p.a.ld | p.b.ld | p.c.ld) > kIntMax) {
       return Verdict::no("a size or leading dimension exceeds OpenBLAS's 32-bit int");
     }
     return Verdict::yes();
   }
   void launch(const Problem& p, const Exec& exec) const override {
-    require_runnable(*this, p, exec);
-    const Library& lib = openblas_library();
+    if (!can_run(p).ok) require_runnable(*this, p, exec);  // throws: no workspace is used
+    const Library& lib = lib_;
     const bool threaded_items = par_item_ || p.batch == 1;  // OpenBLAS threads each item
     warm_once(lib, p, threaded_items);
     dispatch(p.dtype, [&]<class T>() {
@@ -138,6 +137,8 @@ class OpenBlas final : public Candidate {
 
  private:
   bool par_item_;
+  const Library& lib_;  // found once, when the candidate is first used
+  bool found_;
 };
 
 }  // namespace
