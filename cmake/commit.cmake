@@ -4,7 +4,10 @@
 # changes, so an unchanged tree rebuilds nothing.
 set(commit "unknown")
 find_package(Git QUIET)
-if(GIT_FOUND)
+if(DEFINED ENV{GEMMROUTE_COMMIT} AND NOT "$ENV{GEMMROUTE_COMMIT}" STREQUAL "")
+  # A copy of the tree whose .git is not the source's (a remote build machine) says it here.
+  set(commit "$ENV{GEMMROUTE_COMMIT}")
+elseif(GIT_FOUND)
   execute_process(COMMAND ${GIT_EXECUTABLE} describe --always --dirty --abbrev=12
                   WORKING_DIRECTORY ${SOURCE_DIR}
                   OUTPUT_VARIABLE described OUTPUT_STRIP_TRAILING_WHITESPACE

@@ -5,12 +5,14 @@ usage: plot_bench.py BENCH.csv OUT_DIR
 
 Writes OUT_DIR/speedup_vs_vendor.png (t_vendor / t_auto) and OUT_DIR/regret.png
 (t_auto / t_best), one panel per scalar type, x = multiply-adds per call (m*n*k*batch, log
-scale). Needs matplotlib (Debian: python3-matplotlib).
+scale); each is written to a temporary beside it and renamed over it once complete. Needs
+matplotlib (Debian: python3-matplotlib).
 """
 import csv
 import math
 import os
 import sys
+import tempfile
 
 import matplotlib
 
@@ -62,7 +64,17 @@ def plot(rows, column, title, ylabel, path, source):
     axes[0][0].set_ylabel(ylabel)
     fig.suptitle(f"{title} ({os.path.basename(source)})", fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    # Whole or not at all: a temporary beside the target, renamed over it once written.
+    fd, temp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+                                dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, format="png", dpi=120)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
     plt.close(fig)
     print(f"plot_bench: wrote {path}")
     return True

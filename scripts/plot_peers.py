@@ -6,12 +6,14 @@ usage: plot_peers.py PEERS.csv OUT_DIR
 Writes OUT_DIR/auto_vs_libraries.png: one panel each for the fastest library of every shape,
 OpenBLAS, LIBXSMM and BLIS, y = t_library / t_auto (log scale; above 1 auto is faster, the
 dashed lines are 1 and 0.97), x = multiply-adds per call (m*n*k*batch, log scale), one marker
-per scalar type. Needs matplotlib (Debian: python3-matplotlib).
+per scalar type; written to a temporary beside it and renamed over it once complete. Needs
+matplotlib (Debian: python3-matplotlib).
 """
 import csv
 import math
 import os
 import sys
+import tempfile
 
 import matplotlib
 
@@ -77,7 +79,17 @@ def main():
                  f"({os.path.basename(source)})", fontsize=11)
     fig.tight_layout()
     path = os.path.join(out, "auto_vs_libraries.png")
-    fig.savefig(path, dpi=120)
+    # Whole or not at all: a temporary beside the target, renamed over it once written.
+    fd, temp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+                                dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, format="png", dpi=120)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
     plt.close(fig)
     print(f"plot_peers: wrote {path}")
     return 0

@@ -10,9 +10,9 @@ namespace gemmroute {
 
 std::span<const BackendEntry> built_backends() {
   static const BackendEntry list[] = {
-      {BackendKind::cpu, "cpu", &cpu::make_backend},
+      {BackendKind::cpu, "cpu", &cpu::make_backend, [] { return cpu::make_backend({}); }},
 #ifdef GEMMROUTE_WITH_CUDA
-      {BackendKind::cuda, "cuda", &cuda::make_backend},
+      {BackendKind::cuda, "cuda", &cuda::make_backend, &cuda::make_vocabulary},
 #endif
   };
   return list;

@@ -72,11 +72,10 @@ struct Buffer {
   T* item(std::int64_t i) { return data.data() + i * stride; }
   const T* item(std::int64_t i) const { return data.data() + i * stride; }
   bool inside(std::int64_t offset) const {
-    for (std::int64_t i = 0; i < (stride == 0 ? 1 : batch); ++i) {
-      std::int64_t local = offset - i * stride;
-      if (local >= 0 && local < ld * cols && local % ld < rows) return true;
-    }
-    return false;
+    // Items never overlap (stride >= ld * cols, or one shared item).
+    const std::int64_t i = stride == 0 ? 0 : offset / stride;
+    const std::int64_t local = offset - i * stride;
+    return i < (stride == 0 ? 1 : batch) && local < ld * cols && local % ld < rows;
   }
 };
 

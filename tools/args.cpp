@@ -1,6 +1,8 @@
 #include "args.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 
 namespace gemmroute::cli {
 
@@ -54,31 +56,43 @@ std::string Args::required(const std::string& name) const {
   return *v;
 }
 
-std::int64_t parse_int(const std::string& option, const std::string& text) {
+std::int64_t parse_int(const std::string& option, const std::string& text, std::int64_t lo,
+                       std::int64_t hi) {
   std::int64_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || ptr != text.data() + text.size()) {
-    throw UsageError("--" + option + ": expected a whole number, got '" + text + "'");
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() || v < lo || v > hi) {
+    throw UsageError("--" + option + ": expected a whole number from " + std::to_string(lo) +
+                     " to " + std::to_string(hi) + ", got '" + text + "'");
   }
   return v;
 }
 
-std::int64_t Args::integer(const std::string& name, std::int64_t fallback) const {
-  auto v = get(name);
-  return v ? parse_int(name, *v) : fallback;
+double parse_number(const std::string& option, const std::string& text, double lo, double hi,
+                    bool hi_open) {
+  double v = 0;
+  // from_chars: no leading space, no hex, and "nan" or "inf" are refused below.
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  const bool in_range = v >= lo && (hi_open ? v < hi : v <= hi);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() || !std::isfinite(v) ||
+      !in_range) {
+    char range[96];
+    std::snprintf(range, sizeof range, "[%g, %g%c", lo, hi, hi_open ? ')' : ']');
+    throw UsageError("--" + option + ": expected a finite number in " + range + ", got '" + text +
+                     "'");
+  }
+  return v;
 }
 
-double Args::number(const std::string& name, double fallback) const {
+std::int64_t Args::integer(const std::string& name, std::int64_t fallback, std::int64_t lo,
+                           std::int64_t hi) const {
   auto v = get(name);
-  if (!v) return fallback;
-  try {
-    std::size_t used = 0;
-    double d = std::stod(*v, &used);
-    if (used != v->size()) throw std::invalid_argument("trailing");
-    return d;
-  } catch (const std::exception&) {
-    throw UsageError("--" + name + ": expected a number, got '" + *v + "'");
-  }
+  return v ? parse_int(name, *v, lo, hi) : fallback;
+}
+
+double Args::number(const std::string& name, double fallback, double lo, double hi,
+                    bool hi_open) const {
+  auto v = get(name);
+  return v ? parse_number(name, *v, lo, hi, hi_open) : fallback;
 }
 
 Device Args::device() const {

@@ -5,18 +5,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
+#include <string_view>
 
 #include "args.hpp"
+#include "bench_common.hpp"
 #include "core/backend.hpp"
 #include "core/context_state.hpp"
+#include "core/files.hpp"
 #include "core/select.hpp"
 #include "core/table.hpp"
 #include "gemmroute/error.hpp"
 #include "measure/measure.hpp"
 #include "measure/stats.hpp"
-#include "bench_common.hpp"
 #include "measure_common.hpp"
 #include "progress.hpp"
 #include "verbs.hpp"
@@ -39,7 +40,7 @@ namespace {
 
 constexpr const char* kHelp =
     "usage: gemmroute bench --device cpu --shapes FILE --out BENCH.csv [--plot DIR]\n"
-    "                       [--table FILE] [--reps N] [--min-sample-us X]\n"
+    "                       [--table FILE] [--reps N] [--min-sample-us X] [--force]\n"
     "                       [--peers [--scalars random|unit] | --overhead]\n"
     "\n"
     "For each shape in FILE (one a line: dtype ta tb m n k batch [packed|strided]; '#'\n"
@@ -53,13 +54,16 @@ constexpr const char* kHelp =
     "\n"
     "  --table FILE      the table auto selects from (default: GEMMROUTE_TABLE, else the\n"
     "                    shipped table for this device, else the generic one)\n"
-    "  --plot DIR        write speedup and regret PNGs there (scripts/plot_bench.py)\n"
-    "  --reps N          repetitions per arm (default 7, at least 7)\n"
-    "  --min-sample-us X each repetition times calls lasting at least X us (default 300)\n"
+    "  --plot DIR        write speedup_vs_vendor.png and regret.png there\n"
+    "                    (scripts/plot_bench.py)\n"
+    "  --force           replace BENCH.csv and the PNGs when they exist (never an input)\n"
+    "  --reps N          repetitions per arm, 7 to 1000 (default 7)\n"
+    "  --min-sample-us X each repetition times calls lasting at least X us, 1 to 1e7\n"
+    "                    (default 300)\n"
     "  --peers           time `auto` (the public gemm() call) against the other libraries,\n"
     "                    each called the way its own users call it (OpenBLAS, LIBXSMM, BLIS:\n"
     "                    tools/peers.hpp lists the arms), instead of against our candidates;\n"
-    "                    prints, last:\n"
+    "                    --plot writes peers.png; prints, last:\n"
     "  peers: auto vs fastest library geomean X min Y below-0.97 N | vs <library> ... | shapes N\n"
     "                    where each ratio is t_library / t_auto (above 1: auto is faster)\n"
     "  --scalars S       random (default: random nonzero alpha and beta, as tune measures) or\n"
@@ -67,13 +71,19 @@ constexpr const char* kHelp =
     "  --overhead        per shape, the candidate the table chooses timed as the library call\n"
     "                    itself, its launch(), gemm() pinned to it and gemm() routed; prints\n"
     "                    the call path's cost (routed - direct, pinned - direct) in ns\n"
-    "                    (defaults here: --reps 21, --min-sample-us 1000)";
+    "                    (defaults here: --reps 21, --min-sample-us 1000)\n"
+    "\n"
+    "BENCH.csv is written to a temporary beside it and renamed when the run ends (Ctrl-C ends\n"
+    "it early, keeping the shapes measured); an existing file is replaced only with --force.";
+
+// What scripts/plot_bench.py writes into the --plot folder.
+constexpr const char* kPlots[] = {"speedup_vs_vendor.png", "regret.png"};
 
 }  // namespace
 
 int bench(const Argv& argv) {
   Args args(argv, {"device", "shapes", "out", "plot", "table", "reps", "min-sample-us", "scalars"},
-            {"peers", "overhead"});
+            {"force", "peers", "overhead"});
   if (args.help()) {
     std::puts(kHelp);
     return 0;
@@ -83,13 +93,13 @@ int bench(const Argv& argv) {
   if (args.get("scalars")) throw UsageError("--scalars needs --peers");
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
-  const auto shapes = read_shapes(args.required("shapes"));
+  const std::string shapes_path = args.required("shapes");
   const std::string out = args.required("out");
   MeasureOptions mo;
-  mo.harness.repetitions = static_cast<int>(args.integer("reps", 7));
-  mo.harness.min_sample_us = args.number("min-sample-us", mo.harness.min_sample_us);
-  if (mo.harness.repetitions < 7) throw UsageError("--reps must be >= 7");
-  if (mo.harness.min_sample_us <= 0) throw UsageError("--min-sample-us must be > 0");
+  // The ranges a tuning spec allows for the same settings (docs/tuning-spec.md).
+  mo.harness.repetitions = static_cast<int>(args.integer("reps", 7, 7, 1000));
+  mo.harness.min_sample_us = args.number("min-sample-us", mo.harness.min_sample_us, 1, 1e7);
+  const auto shapes = read_shapes(shapes_path);
 
   auto backend = make_backend(device);
   auto exec = backend->make_exec(nullptr);
@@ -101,24 +111,34 @@ int bench(const Argv& argv) {
   }
   std::unique_ptr<Table> table;
   if (!table_path.empty()) table = std::make_unique<Table>(load_table(table_path, *backend));
+  // Every output is checked before anything is measured, and written whole or not at all.
+  const OutputRules rules{args.flag("force"), {shapes_path, table_path}};
+  const std::optional<std::string> plot_dir = args.get("plot");
+  if (plot_dir) {
+    OutputRules png_rules = rules;
+    png_rules.inputs.push_back(out);
+    for (const char* png : kPlots) {
+      check_output((std::filesystem::path(*plot_dir) / png).string(), "plot", png_rules);
+    }
+  }
+  OutputFile csv_file(out, "out", rules);
+  std::FILE* csv = csv_file.stream();
   for (const auto& n : table ? table->notes : std::vector<std::string>{}) {
     std::printf("note: table %s: %s\n", table_path.c_str(), n.c_str());
   }
   const Fingerprint& fp = backend->fingerprint();
   const std::string vendor(backend->last_resort_vendor().spelling());
-  std::printf("bench: %zu shapes from %s on %s (%s)\n", shapes.size(),
-              args.required("shapes").c_str(), fp.get("device") ? fp.get("device")->c_str() : "?",
-              fp.id().c_str());
+  std::printf("bench: %zu shapes from %s on %s (%s)\n", shapes.size(), shapes_path.c_str(),
+              fp.get("device") ? fp.get("device")->c_str() : "?", fp.id().c_str());
   std::printf("bench: auto selects from %s; vendor is %s\n",
               table ? table_path.c_str() : "no table (last resort only)", vendor.c_str());
   std::printf("bench: %s\n", method_line(*mdev, mo).c_str());
   std::printf("times are medians per call (whole batch); ratios are unitless\n");
   std::fflush(stdout);
 
-  std::FILE* csv = std::fopen(out.c_str(), "w");
-  if (!csv) throw Error(Errc::invalid_argument, "out", out + ": cannot create");
   std::fprintf(csv, "# gemmroute-bench 1\n");
-  for (const auto& [k, v] : fp.fields) std::fprintf(csv, "# fingerprint.%s %s\n", k.c_str(), v.c_str());
+  for (const auto& [k, v] : fp.fields)
+    std::fprintf(csv, "# fingerprint.%s %s\n", k.c_str(), v.c_str());
   std::fprintf(csv, "# table %s\n# method %s\n# tuner %s\n# date %s\n",
                table ? table_path.c_str() : "none", method_line(*mdev, mo).c_str(),
                tuner_version().c_str(), now_utc().c_str());
@@ -126,7 +146,7 @@ int bench(const Argv& argv) {
                "shape,dtype,ta,tb,m,n,k,batch,layout,auto_spelling,t_auto_us,auto_spread_pct,"
                "t_vendor_us,best_spelling,t_best_us,auto_over_best,vendor_over_auto,auto_gflops,"
                "auto_gbs,status,candidates_us\n");
-  std::fflush(csv);
+  csv_file.flush();
 
   install_interrupt_handler();
   Arena arena;
@@ -147,24 +167,25 @@ int bench(const Argv& argv) {
     progress.update(static_cast<int>(si), done_w, s.text);
     std::string auto_choice;
     std::vector<LaunchArm> arms;
-    arms.push_back(
-        {"auto",
-         [&](const Problem& p) {
-           try {
-             auto sel = select(p, key_of(p), table.get(), *backend, *exec, Overrides{}, nullptr);
-             auto_choice = std::string(sel.candidate->spelling());
-             return Verdict::yes();
-           } catch (const std::exception&) {
-             return Verdict::no("the table's walk found nothing that can run");
-           }
-         },
-         [&](const Problem& p) {
-           // What gemm() does per call after building the problem: validate, key, select, launch.
-           Problem q = p;
-           validate(q, false, backend->host_memory());
-           select(q, key_of(q), table.get(), *backend, *exec, Overrides{}, nullptr)
-               .candidate->launch(q, *exec);
-         }});
+    arms.push_back({"auto",
+                    [&](const Problem& p) {
+                      try {
+                        auto sel = select(p, key_of(p), table.get(), *backend, *exec, Overrides{},
+                                          nullptr);
+                        auto_choice = std::string(sel.candidate->spelling());
+                        return Verdict::yes();
+                      } catch (const std::exception&) {
+                        return Verdict::no("the table's walk found nothing that can run");
+                      }
+                    },
+                    [&](const Problem& p) {
+                      // What gemm() does per call after building the problem: validate, key,
+                      // select, launch.
+                      Problem q = p;
+                      validate(q, false, backend->host_memory());
+                      select(q, key_of(q), table.get(), *backend, *exec, Overrides{}, nullptr)
+                          .candidate->launch(q, *exec);
+                    }});
     for (const Candidate* c : backend->candidates()) arms.push_back(arm_for(*c, *exec));
     PointReport r;
     try {
@@ -207,25 +228,27 @@ int bench(const Argv& argv) {
     if (auto_ok) ++measured;
     if (!auto_ok || !failures.empty()) ++problems;
     const Key& k = s.key;
-    std::fprintf(csv, "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-                 s.text.c_str(), std::string(to_string(k.dtype)).c_str(),
-                 std::string(to_string(k.ta)).c_str(), std::string(to_string(k.tb)).c_str(),
-                 static_cast<long long>(k.m), static_cast<long long>(k.n),
-                 static_cast<long long>(k.k), static_cast<long long>(k.batch),
-                 std::string(to_string(k.layout)).c_str(), auto_choice.c_str(),
-                 auto_ok ? num(t_auto).c_str() : "", auto_ok ? num(a.stats.spread_pct, "%.2f").c_str() : "",
-                 vendor_ok ? num(t_vendor).c_str() : "", best ? best->name.c_str() : "",
-                 best ? num(t_best).c_str() : "", regret > 0 ? num(regret, "%.4f").c_str() : "",
-                 speedup > 0 ? num(speedup, "%.4f").c_str() : "", auto_ok ? num(gflops, "%.4g").c_str() : "",
-                 auto_ok ? num(gbs, "%.4g").c_str() : "", status.c_str(), cands.c_str());
-    std::fflush(csv);
+    std::fprintf(
+        csv, "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+        s.text.c_str(), std::string(to_string(k.dtype)).c_str(),
+        std::string(to_string(k.ta)).c_str(), std::string(to_string(k.tb)).c_str(),
+        static_cast<long long>(k.m), static_cast<long long>(k.n), static_cast<long long>(k.k),
+        static_cast<long long>(k.batch), std::string(to_string(k.layout)).c_str(),
+        auto_choice.c_str(), auto_ok ? num(t_auto).c_str() : "",
+        auto_ok ? num(a.stats.spread_pct, "%.2f").c_str() : "",
+        vendor_ok ? num(t_vendor).c_str() : "", best ? best->name.c_str() : "",
+        best ? num(t_best).c_str() : "", regret > 0 ? num(regret, "%.4f").c_str() : "",
+        speedup > 0 ? num(speedup, "%.4f").c_str() : "", auto_ok ? num(gflops, "%.4g").c_str() : "",
+        auto_ok ? num(gbs, "%.4g").c_str() : "", status.c_str(), cands.c_str());
+    csv_file.flush();
     progress.clear();
     if (auto_ok) {
-      std::printf("%-34s auto %-18s %10s (±%.1f%%)  vendor %10s  best %-18s %10s  auto/best %.3f"
-                  "  vendor/auto %.3f  auto %.3g GFLOP/s %.3g GB/s\n",
-                  s.text.c_str(), auto_choice.c_str(), fmt_us(t_auto).c_str(), a.stats.spread_pct,
-                  vendor_ok ? fmt_us(t_vendor).c_str() : "n/a", best ? best->name.c_str() : "n/a",
-                  best ? fmt_us(t_best).c_str() : "n/a", regret, speedup, gflops, gbs);
+      std::printf(
+          "%-34s auto %-18s %10s (±%.1f%%)  vendor %10s  best %-18s %10s  auto/best %.3f"
+          "  vendor/auto %.3f  auto %.3g GFLOP/s %.3g GB/s\n",
+          s.text.c_str(), auto_choice.c_str(), fmt_us(t_auto).c_str(), a.stats.spread_pct,
+          vendor_ok ? fmt_us(t_vendor).c_str() : "n/a", best ? best->name.c_str() : "n/a",
+          best ? fmt_us(t_best).c_str() : "n/a", regret, speedup, gflops, gbs);
     } else {
       std::printf("%-34s auto (%s) %s: %s\n", s.text.c_str(), auto_choice.c_str(),
                   std::string(to_string(a.status)).c_str(), a.detail.c_str());
@@ -234,29 +257,32 @@ int bench(const Argv& argv) {
     std::fflush(stdout);
   }
   progress.finish();
-  std::fclose(csv);
+  csv_file.commit();
   std::printf("bench: wrote %s (%zu shapes measured%s)\n", out.c_str(), measured,
               problems ? ", some with failures: see FAILURES above" : "");
-  if (auto plot = args.get("plot")) {
-    std::filesystem::create_directories(*plot);
+  if (plot_dir) {
+    std::filesystem::create_directories(*plot_dir);
     const std::string script = std::string(GEMMROUTE_SOURCE_DIR) + "/scripts/plot_bench.py";
-    const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-    const std::string cmd = python + " '" + script + "' '" + out + "' '" + *plot + "'";
+    const std::string python =
+        std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
     std::fflush(stdout);
-    if (std::system(cmd.c_str()) != 0) std::printf("bench: plotting failed: %s\n", cmd.c_str());
+    const std::string why = run_program({python, script, out, *plot_dir});
+    if (!why.empty()) {
+      std::printf("bench: plotting failed: %s %s %s %s: %s\n", python.c_str(), script.c_str(),
+                  out.c_str(), plot_dir->c_str(), why.c_str());
+    }
   }
   if (regrets.empty()) {
     std::printf("bench: measured nothing: no shape has both an auto time and a best time\n");
     return 1;
   }
   std::printf("(regret = t_auto / t_best, speedup = t_vendor / t_auto: ratios of median times)\n");
-  std::printf("regret geomean %.3f p95 %.3f max %.3f | speedup vs vendor geomean %.3f min %.3f | "
-              "shapes %zu\n",
-              geomean(regrets), percentile(regrets, 95),
-              *std::max_element(regrets.begin(), regrets.end()),
-              speedups.empty() ? 0.0 : geomean(speedups),
-              speedups.empty() ? 0.0 : *std::min_element(speedups.begin(), speedups.end()),
-              regrets.size());
+  std::printf(
+      "regret geomean %.3f p95 %.3f max %.3f | speedup vs vendor geomean %.3f min %.3f | "
+      "shapes %zu\n",
+      geomean(regrets), percentile(regrets, 95), *std::max_element(regrets.begin(), regrets.end()),
+      speedups.empty() ? 0.0 : geomean(speedups),
+      speedups.empty() ? 0.0 : *std::min_element(speedups.begin(), speedups.end()), regrets.size());
   return problems ? 1 : 0;
 }
 

@@ -16,6 +16,7 @@
 #include "bench_common.hpp"
 #include "core/context_state.hpp"
 #include "core/dispatch.hpp"
+#include "core/files.hpp"
 #include "core/select.hpp"
 #include "cpu/libraries.hpp"
 #include "gemmroute/error.hpp"
@@ -62,22 +63,26 @@ void cblas_item(const Problem& p) {
 }  // namespace
 
 int bench_overhead(const Args& args) {
+  if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
+  if (args.get("plot")) throw UsageError("--plot is not used with --overhead");
+  if (args.get("scalars")) throw UsageError("--scalars needs --peers");
   const Device device = args.device();
-  const auto shapes = read_shapes(args.required("shapes"));
+  const std::string shapes_path = args.required("shapes");
   const std::string out = args.required("out");
   MeasureOptions mo;
-  mo.harness.repetitions = static_cast<int>(args.integer("reps", 21));
-  mo.harness.min_sample_us = args.number("min-sample-us", 1000);
-  if (mo.harness.repetitions < 7) throw UsageError("--reps must be >= 7");
+  mo.harness.repetitions = static_cast<int>(args.integer("reps", 21, 7, 1000));
+  mo.harness.min_sample_us = args.number("min-sample-us", 1000, 1, 1e7);
+  const auto shapes = read_shapes(shapes_path);
   if (auto t = args.get("table")) setenv("GEMMROUTE_TABLE", t->c_str(), 1);
   Context ctx(device);
   detail::ContextState& st = detail::Access::state(ctx);
+  OutputFile csv_file(
+      out, "out", OutputRules{args.flag("force"), {shapes_path, st.table ? st.table->path : ""}});
+  std::FILE* csv = csv_file.stream();
   auto mdev = make_measure_device(*st.backend, *st.exec);
   std::printf("overhead: %zu shapes; auto selects from %s\n", shapes.size(),
               st.table ? st.table->path.c_str() : "no table");
   std::printf("overhead: %s\n", method_line(*mdev, mo).c_str());
-  std::FILE* csv = std::fopen(out.c_str(), "w");
-  if (!csv) throw Error(Errc::invalid_argument, "out", out + ": cannot create");
   std::fprintf(csv, "# gemmroute-bench-overhead 1\n# method %s\n# tuner %s\n# date %s\n",
                method_line(*mdev, mo).c_str(), tuner_version().c_str(), now_utc().c_str());
   std::fprintf(
@@ -146,9 +151,9 @@ int bench_overhead(const Args& args) {
                  num(t[0]).c_str(), num(t[1]).c_str(), num(t[2]).c_str(), num(t[3]).c_str(),
                  routed_ns, pinned_ns, routed_launch_ns, spreads.c_str());
     std::fflush(stdout);
-    std::fflush(csv);
+    csv_file.flush();
   }
-  std::fclose(csv);
+  csv_file.commit();
   return problems ? 1 : 0;
 }
 

@@ -13,11 +13,13 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "args.hpp"
 #include "bench_common.hpp"
 #include "core/context_state.hpp"
 #include "core/dispatch.hpp"
+#include "core/files.hpp"
 #include "core/select.hpp"
 #include "gemmroute/error.hpp"
 #include "gemmroute/gemm.hpp"
@@ -38,6 +40,7 @@ using namespace gemmroute::measure;
 namespace {
 
 constexpr const char* kLibraries[] = {"openblas", "libxsmm", "blis"};
+constexpr const char* kPlot = "auto_vs_libraries.png";  // what scripts/plot_peers.py writes
 
 // The auto arm: what a user's program does, the public strided gemm() through `ctx`.
 LaunchArm auto_arm(Context& ctx, std::string& choice) {
@@ -101,14 +104,15 @@ std::string ratio_text(const std::vector<double>& v) {
 }  // namespace
 
 int bench_peers(const Args& args) {
+  if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
-  const auto shapes = read_shapes(args.required("shapes"));
+  const std::string shapes_path = args.required("shapes");
   const std::string out = args.required("out");
   MeasureOptions mo;
-  mo.harness.repetitions = static_cast<int>(args.integer("reps", 7));
-  mo.harness.min_sample_us = args.number("min-sample-us", mo.harness.min_sample_us);
-  if (mo.harness.repetitions < 7) throw UsageError("--reps must be >= 7");
-  if (mo.harness.min_sample_us <= 0) throw UsageError("--min-sample-us must be > 0");
+  // The ranges a tuning spec allows for the same settings (docs/tuning-spec.md).
+  mo.harness.repetitions = static_cast<int>(args.integer("reps", 7, 7, 1000));
+  mo.harness.min_sample_us = args.number("min-sample-us", mo.harness.min_sample_us, 1, 1e7);
+  const auto shapes = read_shapes(shapes_path);
   const std::string scalars = args.get_or("scalars", "random");
   if (scalars != "random" && scalars != "unit") throw UsageError("--scalars: random or unit");
   mo.operands.unit_scalars = scalars == "unit";
@@ -120,12 +124,21 @@ int bench_peers(const Args& args) {
   auto mdev = make_measure_device(*st.backend, *st.exec);
   const Table* table = st.table.get();
   const Fingerprint& fp = st.backend->fingerprint();
+  // Every output is checked before anything is measured, and written whole or not at all.
+  const OutputRules rules{args.flag("force"), {shapes_path, table ? table->path : ""}};
+  const std::optional<std::string> plot_dir = args.get("plot");
+  if (plot_dir) {
+    OutputRules png_rules = rules;
+    png_rules.inputs.push_back(out);
+    check_output((std::filesystem::path(*plot_dir) / kPlot).string(), "plot", png_rules);
+  }
+  OutputFile csv_file(out, "out", rules);
+  std::FILE* csv = csv_file.stream();
   for (const auto& n : table ? table->notes : std::vector<std::string>{}) {
     std::printf("note: table %s: %s\n", table->path.c_str(), n.c_str());
   }
-  std::printf("peers: %zu shapes from %s on %s (%s)\n", shapes.size(),
-              args.required("shapes").c_str(), fp.get("device") ? fp.get("device")->c_str() : "?",
-              fp.id().c_str());
+  std::printf("peers: %zu shapes from %s on %s (%s)\n", shapes.size(), shapes_path.c_str(),
+              fp.get("device") ? fp.get("device")->c_str() : "?", fp.id().c_str());
   std::printf("peers: auto is gemm() selecting from %s\n",
               table ? table->path.c_str() : "no table (last resort only)");
   for (const char* f : {"openblas", "libxsmm", "blis"}) {
@@ -137,8 +150,6 @@ int bench_peers(const Args& args) {
   std::printf("ratios are t_library / t_auto (above 1: auto is faster)\n");
   std::fflush(stdout);
 
-  std::FILE* csv = std::fopen(out.c_str(), "w");
-  if (!csv) throw Error(Errc::invalid_argument, "out", out + ": cannot create");
   std::fprintf(csv, "# gemmroute-bench-peers 1\n");
   for (const auto& [k, v] : fp.fields) {
     std::fprintf(csv, "# fingerprint.%s %s\n", k.c_str(), v.c_str());
@@ -153,7 +164,7 @@ int bench_peers(const Args& args) {
                "fastest_library,fastest_arm,t_fastest_us,auto_vs_fastest,t_openblas_us,"
                "t_libxsmm_us,t_blis_us,auto_vs_openblas,auto_vs_libxsmm,auto_vs_blis,auto_gbs,"
                "status,arms_us\n");
-  std::fflush(csv);
+  csv_file.flush();
 
   install_interrupt_handler();
   Arena arena;
@@ -242,7 +253,7 @@ int bench_peers(const Args& args) {
         vs_fastest > 0 ? num(vs_fastest, "%.4f").c_str() : "", lib_times.c_str(),
         lib_ratios.c_str(), auto_ok ? num(gbs, "%.4g").c_str() : "", status.c_str(),
         arms_text.c_str());
-    std::fflush(csv);
+    csv_file.flush();
     progress.clear();
     if (auto_ok) {
       std::printf("%-34s auto %-14s %10s (±%.1f%%)  fastest %-15s %10s  ratio %.3f%s\n",
@@ -258,16 +269,19 @@ int bench_peers(const Args& args) {
     std::fflush(stdout);
   }
   progress.finish();
-  std::fclose(csv);
+  csv_file.commit();
   std::printf("peers: wrote %s\n", out.c_str());
-  if (auto plot = args.get("plot")) {
-    std::filesystem::create_directories(*plot);
+  if (plot_dir) {
+    std::filesystem::create_directories(*plot_dir);
     const std::string script = std::string(GEMMROUTE_SOURCE_DIR) + "/scripts/plot_peers.py";
     const std::string python =
         std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-    const std::string cmd = python + " '" + script + "' '" + out + "' '" + *plot + "'";
     std::fflush(stdout);
-    if (std::system(cmd.c_str()) != 0) std::printf("peers: plotting failed: %s\n", cmd.c_str());
+    const std::string why = run_program({python, script, out, *plot_dir});
+    if (!why.empty()) {
+      std::printf("peers: plotting failed: %s %s %s %s: %s\n", python.c_str(), script.c_str(),
+                  out.c_str(), plot_dir->c_str(), why.c_str());
+    }
   }
   if (sum.vs_fastest.empty()) {
     std::printf("peers: measured nothing: no shape has both an auto time and a library time\n");

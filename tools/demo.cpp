@@ -5,15 +5,17 @@
 #include <chrono>
 #include <complex>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "args.hpp"
 #include "core/context_state.hpp"
 #include "core/select.hpp"
-#include "reference/reference.hpp"
+#include "demo_gpu.hpp"
 #include "gemmroute/gemmroute.hpp"
 #include "problem_args.hpp"
+#include "reference/reference.hpp"
 #include "verbs.hpp"
 
 namespace gemmroute::cli {
@@ -75,10 +77,9 @@ void print(const Line& l) {
 std::string chosen(Context& ctx, const Problem& p) {
   auto& st = detail::Access::state(ctx);
   Options none;
-  return std::string(
-      select(p, key_of(p), st.table_for(none), *st.backend, *st.exec, st.overrides_for(none),
-             nullptr)
-          .candidate->spelling());
+  return std::string(select(p, key_of(p), st.table_for(none), *st.backend, *st.exec,
+                            st.overrides_for(none), nullptr)
+                         .candidate->spelling());
 }
 
 template <class T>
@@ -200,12 +201,17 @@ int demo(const Argv& argv) {
         "and a grouped batch of mixed sizes. Every shape is checked against the long-double\n"
         "reference; `err/bound` is the worst |C - Cref| over its allowed bound (pass: <= 1).\n"
         "Times are medians of --reps runs (default 7) after a warm-up; `vendor/ours` is the\n"
-        "vendor's time (openblas pinned) over the time of the table's choice.");
+        "vendor's time (openblas pinned) over the time of the table's choice.\n"
+        "\n"
+        "Then, on a machine with a CUDA GPU, the same columns for a GPU workload on cuda:0\n"
+        "against cuBLAS, measured by the shared harness (docs/measuring.md); without one, a\n"
+        "line saying so.");
     return 0;
   }
-  const int reps = static_cast<int>(args.integer("reps", 7));
-  if (reps < 1) throw UsageError("--reps must be >= 1");
-  std::mt19937_64 rng(static_cast<std::uint64_t>(args.integer("seed", 2026)));
+  if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
+  const int reps = static_cast<int>(args.integer("reps", 7, 1, 1000));
+  std::mt19937_64 rng(static_cast<std::uint64_t>(
+      args.integer("seed", 2026, 0, std::numeric_limits<std::int64_t>::max())));
   Context ctx;
   const Table* table = detail::Access::state(ctx).table.get();
   std::printf("gemmroute demo on %s (%s threads); table %s\n",
@@ -232,7 +238,8 @@ int demo(const Argv& argv) {
   const bool ok = std::all_of(lines.begin(), lines.end(), [](const Line& l) { return l.ok; });
   std::printf("%zu shapes, %s\n", lines.size(),
               ok ? "all within the error bound" : "SOME SHAPES FAILED the error bound");
-  return ok ? 0 : 1;
+  const int gpu = demo_gpu(reps);
+  return ok && gpu <= 0 ? 0 : 1;
 }
 
 }  // namespace gemmroute::cli

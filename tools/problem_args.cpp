@@ -36,11 +36,13 @@ Problem problem_from_args(const Args& args) {
   if (!tb) throw UsageError("--tb: expected N, T or C");
   auto layout = parse_layout(args.get_or("layout", "packed"));
   if (!layout) throw UsageError("--layout: expected packed or strided");
-  std::int64_t m = args.integer("m", -1), n = args.integer("n", -1), k = args.integer("k", -1);
-  std::int64_t batch = args.integer("batch", 1);
-  if (m < 1 || n < 1 || k < 1 || batch < 1) {
-    throw UsageError("--m, --n and --k are required, and with --batch must be >= 1");
+  // Sizes as a table key holds them: 1 to 2^62.
+  constexpr std::int64_t kMax = std::int64_t{1} << 62;
+  for (const char* size : {"m", "n", "k"}) {
+    if (!args.get(size)) throw UsageError(std::string("--") + size + " is required");
   }
+  const std::int64_t m = args.integer("m", 0, 1, kMax), n = args.integer("n", 0, 1, kMax),
+                     k = args.integer("k", 0, 1, kMax), batch = args.integer("batch", 1, 1, kMax);
   Problem p = placeholder_problem(*dtype, fold_op(*dtype, *ta), fold_op(*dtype, *tb), m, n, k,
                                   batch, *layout);
   return p;

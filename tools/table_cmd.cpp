@@ -2,11 +2,11 @@
 // gemmroute table build RESULTS.csv --out FILE: rank a tune run's measurements into a table.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <map>
 
 #include "args.hpp"
 #include "core/backend.hpp"
+#include "core/files.hpp"
 #include "core/table.hpp"
 #include "gemmroute/error.hpp"
 #include "measure/rank.hpp"
@@ -16,28 +16,38 @@
 namespace gemmroute::cli {
 namespace {
 
+constexpr const char* kCheckHelp =
+    "usage: gemmroute table check FILE [--device cpu]\n"
+    "\n"
+    "Prints `ok: N rows` and exits 0, or one `FILE:LINE:COL: message` line per problem\n"
+    "and exits 1. FILE must be a regular file of at most 256 MiB (GEMMROUTE_MAX_INPUT_MB).";
+
 int check(const Argv& argv) {
   Args args(argv, {"device"}, {});
-  if (args.help() || args.positional().size() != 1) {
-    std::puts(
-        "usage: gemmroute table check FILE [--device cpu]\n"
-        "\n"
-        "Prints `ok: N rows` and exits 0, or one `FILE:LINE:COL: message` line per problem\n"
-        "and exits 1.");
-    return args.help() ? 0 : 2;
+  if (args.help()) {
+    std::puts(kCheckHelp);
+    return 0;
+  }
+  if (args.positional().size() != 1) {
+    std::fprintf(stderr, "%s\n", kCheckHelp);
+    return 2;
   }
   const std::string& path = args.positional()[0];
   const Device device = args.device();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::printf("%s:0:0: cannot open the table file\n", path.c_str());
+  std::string text, why;
+  if (!read_input_file(path, text, why)) {
+    std::printf("%s:0:0: the table file: %s\n", path.c_str(), why.c_str());
     return 1;
   }
-  std::ostringstream buf;
-  buf << in.rdbuf();
   std::vector<Diagnostic> diags;
-  Table t = parse_table(buf.str(), path, diags);
-  auto backend = make_backend(device);
+  Table t = parse_table(text, path, diags);
+  bool offline = false;
+  auto backend = make_backend_or_vocabulary(device, &offline);
+  if (offline) {
+    std::printf("note: no %s device here: syntax, spellings and keys checked against the "
+                "backend's vocabulary; the fingerprint is not compared\n",
+                std::string(backend->name()).c_str());
+  }
   if (diags.empty()) validate_table(t, *backend, diags);
   for (const Diagnostic& d : diags) std::printf("%s\n", format_diagnostic(path, d).c_str());
   if (!diags.empty()) return 1;
@@ -46,31 +56,57 @@ int check(const Argv& argv) {
   return 0;
 }
 
+constexpr const char* kBuildHelp =
+    "usage: gemmroute table build RESULTS.csv --out FILE [--margin 0.03] [--generic] [--force]\n"
+    "\n"
+    "Ranks each point's ok measurements with the tie rule (docs/measuring.md): a candidate\n"
+    "displaces one earlier in the backend's tie-break order only when it is faster by more\n"
+    "than max(margin, the larger measured spread). Failed, erroring and not-runnable\n"
+    "candidates never appear. Rows are `measured`, or `refined` where `tune --refine` made\n"
+    "them. The table's header records the results' fingerprint, tuner, spec and method.\n"
+    "FILE is written whole or not at all, and only when the table has rows.\n"
+    "\n"
+    "  --margin X   tie-rule margin as a fraction, in [0, 1) (default 0.03)\n"
+    "  --generic    write only fingerprint.backend: a generic table for that backend\n"
+    "  --date D     the table's date field (default: today, UTC)\n"
+    "  --force      replace FILE when it exists (never when it is RESULTS.csv itself)";
+
+// Every ok row names a candidate of the backend, reported at its own line and column: a
+// table's spellings must resolve, and only the results file says where one came from.
+void check_spellings(const std::string& path, const measure::Results& results,
+                     const Backend& backend) {
+  std::string message;
+  std::map<std::string, Resolved, std::less<>> seen;
+  for (const measure::ResultRow& r : results.rows) {
+    if (r.status != measure::Status::ok) continue;
+    auto it = seen.find(r.spelling);
+    if (it == seen.end()) it = seen.emplace(r.spelling, backend.resolve(r.spelling)).first;
+    if (it->second.candidate) continue;
+    if (!message.empty()) message += '\n';
+    message += format_diagnostic(path, {r.line, r.spelling_column, it->second.error});
+  }
+  if (!message.empty()) throw Error(Errc::invalid_argument, "results", message);
+}
+
 int build(const Argv& argv) {
-  Args args(argv, {"out", "margin", "date"}, {"generic"});
-  if (args.help() || args.positional().size() != 1) {
-    std::puts(
-        "usage: gemmroute table build RESULTS.csv --out FILE [--margin 0.03] [--generic]\n"
-        "\n"
-        "Ranks each point's ok measurements with the tie rule of DESIGN.md: a candidate\n"
-        "displaces one earlier in the backend's tie-break order only when it is faster by more\n"
-        "than max(margin, the larger measured spread). Failed, erroring and not-runnable\n"
-        "candidates never appear. Rows are `measured`, or `refined` where `tune --refine` made\n"
-        "them. The table's header records the results' fingerprint, tuner, spec and method.\n"
-        "\n"
-        "  --margin X   tie-rule margin as a fraction (default 0.03)\n"
-        "  --generic    write only fingerprint.backend: a generic table for that backend\n"
-        "  --date D     the table's date field (default: today, UTC)");
-    return args.help() ? 0 : 2;
+  Args args(argv, {"out", "margin", "date"}, {"generic", "force"});
+  if (args.help()) {
+    std::puts(kBuildHelp);
+    return 0;
+  }
+  if (args.positional().size() != 1) {
+    std::fprintf(stderr, "%s\n", kBuildHelp);
+    return 2;
   }
   const std::string& in = args.positional()[0];
   const std::string out = args.required("out");
   measure::BuildOptions o;
-  o.margin = args.number("margin", 0.03);
-  if (o.margin < 0 || o.margin >= 1) throw UsageError("--margin must be in [0, 1)");
+  o.margin = args.number("margin", 0.03, 0, 1, true);
   o.generic = args.flag("generic");
   o.date = args.get_or("date", "");
   o.source = std::filesystem::path(in).filename().string();
+  const OutputRules rules{args.flag("force"), {in}};
+  check_output(out, "out", rules);  // before the work: a refused --out costs nothing
   measure::Results results = measure::read_results(in);
   const std::string* be = results.fingerprint.get("backend");
   auto device = parse_device(be ? *be : "");
@@ -78,41 +114,16 @@ int build(const Argv& argv) {
     throw Error(Errc::invalid_argument, "results",
                 in + ": no usable fingerprint.backend line ('" + (be ? *be : "") + "')");
   }
-  auto backend = make_backend(*device);
+  bool offline = false;  // the results' device need not be here: its vocabulary suffices
+  auto backend = make_backend_or_vocabulary(*device, &offline);
+  check_spellings(in, results, *backend);
   std::vector<std::string> order;
   for (const Candidate* c : backend->candidates()) order.emplace_back(c->spelling());
   measure::BuildSummary summary;
   Table t = measure::build_table(results, order, o, &summary);
-  std::string text = write_table(t);
-  // Comments after the magic line: where this came from.
-  const std::size_t nl = text.find('\n') + 1;
-  char margin[32];
-  std::snprintf(margin, sizeof margin, "%.3g", o.margin);
-  std::string comment = "# Built by `gemmroute table build ";
-  comment.append(o.source).append(" --margin ").append(margin);
-  if (o.generic) comment.append(" --generic");
-  comment.append("`. Entries: spelling@median\xC2\xB1spread,\n");
-  comment.append("# medians in time per call (whole batch), spread interquartile range / median.\n");
-  text.insert(nl, comment);
-  // What we write must load: parse and validate before touching the output file.
-  std::vector<Diagnostic> diags;
-  Table again = parse_table(text, out, diags);
-  if (diags.empty()) validate_table(again, *backend, diags);
-  if (!diags.empty()) {
-    std::string message = "the built table does not validate (a bug):";
-    for (const auto& d : diags) message.append("\n").append(format_diagnostic(out, d));
-    throw Error(Errc::internal, "table", message);
-  }
-  const std::string tmp = out + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    if (!f) throw Error(Errc::invalid_argument, "out", tmp + ": cannot write");
-  }
-  std::filesystem::rename(tmp, out);
-  std::printf("table build: %zu result rows from %s -> %s\n", results.rows.size(), in.c_str(),
-              out.c_str());
-  if (results.truncated_tail) std::printf("note: ignored an unfinished last line of %s\n", in.c_str());
+  std::printf("table build: %zu result rows from %s\n", results.rows.size(), in.c_str());
+  if (results.truncated_tail)
+    std::printf("note: ignored an unfinished last line of %s\n", in.c_str());
   std::printf("rows: %d (measured %d, refined %d)\n", summary.rows, summary.measured,
               summary.refined);
   std::printf("points left out (no candidate measured ok): %d\n", summary.points_without_candidate);
@@ -123,9 +134,38 @@ int build(const Argv& argv) {
   }
   std::printf("winners (rows won per candidate): %s\n", winners.empty() ? "none" : winners.c_str());
   if (summary.rows == 0) {
-    std::printf("table build: no rows: %s holds no ok measurement\n", in.c_str());
-    return 1;
+    throw Error(Errc::invalid_argument, "results",
+                in +
+                    " holds no ok measurement: a table without rows would send every call to "
+                    "the last resort; " +
+                    out + " was not written");
   }
+  std::string text = write_table(t);
+  // Comments after the magic line: where this came from.
+  const std::size_t nl = text.find('\n') + 1;
+  char margin[32];
+  std::snprintf(margin, sizeof margin, "%.3g", o.margin);
+  std::string comment = "# Built by `gemmroute table build ";
+  comment.append(o.source).append(" --margin ").append(margin);
+  if (o.generic) comment.append(" --generic");
+  comment.append("`. Entries: spelling@median\xC2\xB1spread,\n");
+  comment.append(
+      "# medians in time per call (whole batch), spread interquartile range / median.\n");
+  text.insert(nl, comment);
+  // What we write must load. Every input problem was reported above at its own line, so a
+  // diagnostic here is a bug of the builder.
+  std::vector<Diagnostic> diags;
+  Table again = parse_table(text, out, diags);
+  if (diags.empty()) validate_table(again, *backend, diags);
+  if (!diags.empty()) {
+    std::string message = "the built table does not validate (a bug; nothing was written):";
+    for (const auto& d : diags) message.append("\n").append(format_diagnostic("(built table)", d));
+    throw Error(Errc::internal, "table", message);
+  }
+  OutputFile file(out, "out", rules);
+  file.write(text);
+  file.commit();
+  std::printf("table build: wrote %s\n", out.c_str());
   return 0;
 }
 

@@ -4,11 +4,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <optional>
 
 #include "args.hpp"
 #include "core/backend.hpp"
+#include "core/files.hpp"
 #include "core/table.hpp"
 #include "gemmroute/error.hpp"
 #include "measure/rank.hpp"
@@ -41,8 +42,12 @@ constexpr const char* kHelp =
     "                      until the spec's refine-ratio; new rows (marked `refined`) go into\n"
     "                      TABLE and their measurements into RESULTS.csv\n"
     "  --margin X          tie-rule margin for ranking refined points (default 0.03)\n"
-    "  --sample N          measure only every N-th point and project the full run's time\n"
-    "                      (use a throwaway --out; for sizing specs)\n"
+    "  --sample N          measure only every N-th point (1 to 2^30) and project the full\n"
+    "                      run's time (use a throwaway --out; for sizing specs)\n"
+    "\n"
+    "RESULTS.csv is never replaced: a new run refuses an existing file (continue it with\n"
+    "--resume), and a run that wrote no row to the file it created removes it again. It may\n"
+    "not be the spec or TABLE. TABLE is written back whole (a temporary renamed over it).\n"
     "\n"
     "Then: gemmroute table build RESULTS.csv --out TABLE";
 
@@ -63,19 +68,23 @@ struct Session {
 double weight(const Key& key, const Spec& spec, std::size_t arms, std::int64_t cache) {
   const double call_us = 1.0 + macs_of(key) / 4000.0;
   const auto& h = spec.measure.harness;
-  const double timing = static_cast<double>(arms) * (h.repetitions + 2) *
-                        std::max(h.min_sample_us, call_us) + static_cast<double>(arms) * h.warmup_us;
-  const double setup = 3.0 * static_cast<double>(std::max<std::int64_t>(cache, set_bytes(key))) /
-                       1000.0;  // ~1 GB/s fill
+  const double timing =
+      static_cast<double>(arms) * (h.repetitions + 2) * std::max(h.min_sample_us, call_us) +
+      static_cast<double>(arms) * h.warmup_us;
+  const double bytes = static_cast<double>(checked_set_bytes(key).value_or(INT64_MAX));
+  const double setup = 3.0 * std::max(static_cast<double>(cache), bytes) / 1000.0;  // ~1 GB/s fill
   const double check = static_cast<double>(arms) * std::min(macs_of(key), spec.measure.check_macs) /
                        50.0 * (is_complex(key.dtype) ? 4 : 1);
   return timing + setup + check;
 }
 
-std::string describe_point(const Key& k) { return to_string(k); }
+std::string describe_point(const Key& k) {
+  return to_string(k);
+}
 
 // Measures the candidates of `key` not yet in the file; writes and returns their rows.
-std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin, Progress* progress) {
+std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin,
+                                     Progress* progress) {
   std::vector<LaunchArm> arms;
   for (const Candidate* c : s.candidates) {
     if (!is_done(s.done, key, c->spelling())) arms.push_back(arm_for(*c, *s.exec));
@@ -101,6 +110,7 @@ std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin, 
     r.status = a.status;
     r.origin = origin;
     r.detail = a.detail;
+    r.digest = a.digest;
     if (a.status == Status::ok) {
       r.median_us = a.stats.median;
       r.spread_pct = a.stats.spread_pct;
@@ -109,10 +119,18 @@ std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin, 
     s.writer.write(r);
     s.done.emplace(to_string(key), r.spelling);
     switch (a.status) {
-      case Status::ok: ++s.ok; break;
-      case Status::failed: ++s.failed; break;
-      case Status::error: ++s.error; break;
-      case Status::not_runnable: ++s.not_runnable; break;
+      case Status::ok:
+        ++s.ok;
+        break;
+      case Status::failed:
+        ++s.failed;
+        break;
+      case Status::error:
+        ++s.error;
+        break;
+      case Status::not_runnable:
+        ++s.not_runnable;
+        break;
     }
     if (a.status == Status::failed || a.status == Status::error) {
       if (progress) progress->clear();
@@ -147,8 +165,8 @@ int run_lattice(Session& s, const std::string& out, double budget_s, std::int64_
   for (const Candidate* c : s.candidates) spellings.emplace_back(c->spelling());
   const std::vector<Key> todo = pending(points, spellings, s.done);
   std::printf("tune: %zu points x %zu candidates in %s; %zu points already in %s; %zu to measure\n",
-              points.size(), s.candidates.size(), s.spec->path.c_str(),
-              points.size() - todo.size(), out.c_str(), todo.size());
+              points.size(), s.candidates.size(), s.spec->path.c_str(), points.size() - todo.size(),
+              out.c_str(), todo.size());
   std::fflush(stdout);
   if (todo.empty()) {
     std::printf("tune: measured nothing: every point of the spec is already in %s\n", out.c_str());
@@ -181,32 +199,41 @@ int run_lattice(Session& s, const std::string& out, double budget_s, std::int64_
   progress.finish();
   std::fputc('\n', stderr);
   if (!stop_reason.empty()) {
-    std::printf("tune: %s after %zu of %zu points (%s); %zu points not measured; continue with\n"
-                "      the same command and --resume\n",
-                stop_reason.c_str(), i, todo.size(), format_duration(progress.elapsed_s()).c_str(),
-                todo.size() - i);
+    std::printf(
+        "tune: %s after %zu of %zu points (%s); %zu points not measured; continue with\n"
+        "      the same command and --resume\n",
+        stop_reason.c_str(), i, todo.size(), format_duration(progress.elapsed_s()).c_str(),
+        todo.size() - i);
   }
   std::printf("tune: measured %zu points in %s; %s; results in %s\n", i,
               format_duration(progress.elapsed_s()).c_str(), counts(s).c_str(), out.c_str());
   if (sample > 1 && i > 0) {
-    std::printf("tune: sampled every %lld-th point: projected time for all %zu points of the "
-                "spec: %s (%.0f s)\n",
-                static_cast<long long>(sample), full,
-                format_duration(progress.elapsed_s() * static_cast<double>(full) / i).c_str(),
-                progress.elapsed_s() * static_cast<double>(full) / static_cast<double>(i));
+    std::printf(
+        "tune: sampled every %lld-th point: projected time for all %zu points of the "
+        "spec: %s (%.0f s)\n",
+        static_cast<long long>(sample), full,
+        format_duration(progress.elapsed_s() * static_cast<double>(full) / i).c_str(),
+        progress.elapsed_s() * static_cast<double>(full) / static_cast<double>(i));
   }
   if (i == 0) std::printf("tune: measured nothing\n");
   return stop_reason.empty() ? 0 : 3;
 }
 
-int run_refine(Session& s, const std::string& table_path, double margin, const std::string& out) {
-  Table table = load_table(table_path, *s.backend);
+// The table --refine updates, loaded and checked before anything is written.
+Table load_refine_table(const std::string& table_path, const Backend& backend) {
+  Table table = load_table(table_path, backend);
   if (!table.notes.empty()) {
     for (const auto& n : table.notes) std::printf("note: %s\n", n.c_str());
     throw Error(Errc::invalid_argument, "refine",
-                table_path + " was measured on another device fingerprint (notes above); refine "
-                             "a table measured here");
+                table_path +
+                    " was measured on another device fingerprint (notes above); refine "
+                    "a table measured here");
   }
+  return table;
+}
+
+int run_refine(Session& s, Table table, const std::string& table_path, const OutputRules& rules,
+               double margin, const std::string& out) {
   std::vector<std::string> order;
   for (const Candidate* c : s.backend->candidates()) order.emplace_back(c->spelling());
   RefineOptions o;
@@ -215,9 +242,10 @@ int run_refine(Session& s, const std::string& table_path, double margin, const s
   o.margin = margin;
   o.stop = [] { return interrupted(); };
   const auto edges = find_edges(table);
-  std::printf("refine: %zu edges between neighbouring rows of %s with different winners; "
-              "bisecting to a ratio of %.3g, at most %d points\n",
-              edges.size(), table_path.c_str(), o.ratio, o.max_points);
+  std::printf(
+      "refine: %zu edges between neighbouring rows of %s with different winners; "
+      "bisecting to a ratio of %.3g, at most %d points\n",
+      edges.size(), table_path.c_str(), o.ratio, o.max_points);
   std::fflush(stdout);
   Progress progress("refined points (upper bound)", o.max_points, o.max_points);
   int n = 0;
@@ -233,20 +261,15 @@ int run_refine(Session& s, const std::string& table_path, double margin, const s
   };
   RefineReport report = refine(table, order, measurer, o);
   progress.finish();
-  // Write the table back (atomically) with its new rows.
-  const std::string tmp = table_path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    std::string text = write_table(table);
-    f << text;
-    if (!f) throw Error(Errc::invalid_argument, "refine", tmp + ": cannot write");
-  }
-  std::filesystem::rename(tmp, table_path);
-  std::printf("refine: %d edges; measured %d points, added %zu refined rows to %s; %d brackets "
-              "left wider than %.3g%s; %s; results in %s\n",
-              report.edges, report.measured, report.added.size(), table_path.c_str(),
-              report.unresolved, o.ratio, report.stopped ? " (interrupted)" : "",
-              counts(s).c_str(), out.c_str());
+  // Write the table back, whole, with its new rows: replacing it is what --refine is for.
+  OutputFile file(table_path, "refine", rules);
+  file.write(write_table(table));
+  file.commit();
+  std::printf(
+      "refine: %d edges; measured %d points, added %zu refined rows to %s; %d brackets "
+      "left wider than %.3g%s; %s; results in %s\n",
+      report.edges, report.measured, report.added.size(), table_path.c_str(), report.unresolved,
+      o.ratio, report.stopped ? " (interrupted)" : "", counts(s).c_str(), out.c_str());
   if (report.measured == 0) std::printf("refine: measured nothing\n");
   return report.stopped ? 3 : 0;
 }
@@ -262,13 +285,13 @@ int tune(const Argv& argv) {
   }
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
-  const Spec spec = read_spec(args.required("spec"));
   const std::string out = args.required("out");
-  const double budget_min = args.number("budget-minutes", 0);
-  const double margin = args.number("margin", 0.03);
-  if (budget_min < 0) throw UsageError("--budget-minutes must be >= 0");
-  if (margin < 0 || margin >= 1) throw UsageError("--margin must be in [0, 1)");
+  const double budget_min = args.number("budget-minutes", 0, 0, 1e6);
+  const double margin = args.number("margin", 0.03, 0, 1, true);
+  const std::int64_t sample = args.integer("sample", 1, 1, std::int64_t{1} << 30);
+  const Spec spec = read_spec(args.required("spec"));
   const bool refining = args.get("refine").has_value();
+  const std::string refine_path = args.get_or("refine", "");
 
   auto backend = make_backend(device);
   auto exec = backend->make_exec(nullptr);
@@ -291,6 +314,16 @@ int tune(const Argv& argv) {
       s.candidates.push_back(c);
     }
   }
+
+  // Everything that can be refused is, before the results file is made: the table to refine,
+  // and both outputs (never a directory or special file, never one of the other inputs).
+  std::optional<Table> refine_table;
+  const OutputRules refine_rules{true, {spec.path, out}};
+  if (refining) {
+    refine_table = load_refine_table(refine_path, *backend);
+    check_output(refine_path, "refine", refine_rules);
+  }
+  check_output(out, "out", {true, {spec.path, refine_path}});
 
   const Fingerprint& fp = backend->fingerprint();
   std::error_code ec;
@@ -322,9 +355,16 @@ int tune(const Argv& argv) {
     }
     s.done = done_pairs(prev);
     for (const ResultRow& r : prev.rows) s.previous[to_string(r.key)].push_back(r);
-    s.writer.append(out, prev.complete_bytes,
-                    std::string(refining ? "refine" : "resumed") + " " + now_utc() + " " +
-                        spec.describe());
+    s.writer.append(
+        out, prev.complete_bytes,
+        std::string(refining ? "refine" : "resumed") + " " + now_utc() + " " + spec.describe(),
+        prev.version);
+    if (prev.version < kResultsFormatVersion) {
+      std::printf(
+          "note: %s is results format %d: the rows added carry no output digests, so\n"
+          "      a table built from it records no bit-identity groups\n",
+          out.c_str(), prev.version);
+    }
     std::printf("tune: resuming %s: %zu rows already measured\n", out.c_str(), prev.rows.size());
   } else {
     std::vector<std::pair<std::string, std::string>> meta = {
@@ -340,9 +380,9 @@ int tune(const Argv& argv) {
               fp.id().c_str(), method_line(*mdev, spec.measure).c_str());
   std::fflush(stdout);
   install_interrupt_handler();
-  if (refining) return run_refine(s, *args.get("refine"), margin, out);
-  const std::int64_t sample = args.integer("sample", 1);
-  if (sample < 1) throw UsageError("--sample must be >= 1");
+  if (refining) {
+    return run_refine(s, std::move(*refine_table), refine_path, refine_rules, margin, out);
+  }
   return run_lattice(s, out, budget_min * 60.0, sample);
 }
 

@@ -46,7 +46,8 @@ void gemm(Context& ctx, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64
 }
 
 // One item of a heterogeneous (grouped) batch. Make it with make_item so the scalar and the
-// pointers agree. Scalars are held by value.
+// pointers agree. Scalars are held by value and must be values of dtype: real for f32 and f64,
+// floats for f32 and c32 (make_item guarantees it); anything else is an Error.
 struct GemmItem {
   Scalar dtype = Scalar::f32;
   Order order = Order::col_major;
@@ -84,9 +85,11 @@ GemmItem make_item(Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
   return item;
 }
 
-// Heterogeneous batch: items are validated (all before any write), split into homogeneous
-// groups (same scalar, operations, sizes, leading dimensions and scalars alpha and beta), and
-// each group is selected and run as one pointer-array batch. Item order within a group is kept.
+// Heterogeneous batch: items are validated, split into homogeneous groups (same scalar,
+// operations, sizes, leading dimensions, and alpha and beta bit for bit), every group is
+// selected, and only then is each run as one pointer-array batch: an Error (an item's
+// arguments, a pin or route a group cannot run) leaves every C unwritten. Item order within a
+// group is kept.
 void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& options = {});
 
 }  // namespace gemmroute

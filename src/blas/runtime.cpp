@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <utility>
 
 namespace gemmroute::blas {
@@ -129,24 +130,64 @@ int position_of(const Positions& p, std::string_view argument) noexcept {
   return 0;
 }
 
+namespace {
+
+// Reference XERBLA is CHARACTER*(*): gfortran passes the length after the arguments.
+void fortran_xerbla(const char* name, int info) noexcept {
+  using Xerbla = void (*)(const char*, const int*, std::size_t);
+  auto handler = reinterpret_cast<Xerbla>(dlsym(RTLD_DEFAULT, "xerbla_"));
+  if (handler) {
+    handler(name, &info, std::strlen(name));
+  } else {
+    std::fprintf(stderr, " ** On entry to %s parameter number %2d had an illegal value\n", name,
+                 info);
+  }
+}
+
+// Whether a cblas_xerbla is a BLAS library's own (the object that defines it defines
+// cblas_sgemm too) rather than one the program installed. OpenBLAS's, like reference CBLAS's,
+// prints and exits the process; OpenBLAS's cblas_?gemm never calls it.
+bool library_default(void* handler) noexcept {
+  Dl_info where{};
+  if (!dladdr(handler, &where) || !where.dli_fname) return false;
+  void* object = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!object) return false;
+  void* gemm = dlsym(object, "cblas_sgemm");
+  Dl_info gemm_where{};
+  const bool same = gemm && dladdr(gemm, &gemm_where) && gemm_where.dli_fbase == where.dli_fbase;
+  dlclose(object);
+  return same;
+}
+
+// "cblas_sgemm" -> "SGEMM ", "cblas_dgemm_batch" -> "DGEMM_BATCH": the name OpenBLAS's
+// cblas_?gemm reports through xerbla_ (reference BLAS names are at least six characters).
+std::string fortran_name(std::string_view cblas_name) {
+  if (cblas_name.starts_with("cblas_")) cblas_name.remove_prefix(6);
+  std::string name;
+  for (char c : cblas_name) name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (name.size() < 6) name.resize(6, ' ');
+  return name;
+}
+
+}  // namespace
+
 void report(const Routine& routine, int info, const char* form, int value) noexcept {
   if (routine.api == Api::fortran) {
-    // Reference XERBLA is CHARACTER*(*): gfortran passes the length after the arguments.
-    using Xerbla = void (*)(const char*, const int*, std::size_t);
-    auto handler = reinterpret_cast<Xerbla>(dlsym(RTLD_DEFAULT, "xerbla_"));
-    if (handler) {
-      handler(routine.name, &info, std::strlen(routine.name));
-    } else {
-      std::fprintf(stderr, " ** On entry to %s parameter number %2d had an illegal value\n",
-                   routine.name, info);
-    }
+    fortran_xerbla(routine.name, info);
     return;
   }
   using CblasXerbla = void (*)(int, const char*, const char*, ...);
   auto handler = reinterpret_cast<CblasXerbla>(dlsym(RTLD_DEFAULT, "cblas_xerbla"));
-  if (handler) {
+  if (handler && !library_default(reinterpret_cast<void*>(handler))) {
     handler(info, routine.name, form, value);
-  } else {
+    return;
+  }
+  // No handler of the program's own: what the BLAS we stand in for does. OpenBLAS's cblas_?gemm
+  // reports through xerbla_ with its Fortran name and position (ours less the layout) and
+  // returns, so a program that preloads us behaves as it did without.
+  try {
+    fortran_xerbla(fortran_name(routine.name).c_str(), info - 1);
+  } catch (...) {
     std::fprintf(stderr, "Parameter %d to routine %s was incorrect\n", info, routine.name);
   }
 }

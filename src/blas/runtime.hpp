@@ -75,7 +75,9 @@ struct Routine {
 // Calls the program's error handler: xerbla_(name, &info, strlen(name)) for Fortran routines,
 // cblas_xerbla(info, name, form, value) for CBLAS ones. Both are looked up in the process's
 // global scope at call time, so a handler the program defines itself (the reference test
-// programs do) wins over OpenBLAS's.
+// programs do) wins over OpenBLAS's. A cblas_xerbla that is only a BLAS library's own (which
+// exits the process) is not called: CBLAS errors then go through xerbla_ as OpenBLAS's
+// cblas_?gemm reports them ("SGEMM ", the position less one), which prints and returns.
 void report(const Routine& routine, int info, const char* form = "", int value = 0) noexcept;
 
 // A gemmroute::Error that names an argument of the routine becomes report(its position).

@@ -41,6 +41,22 @@ void require_runnable(const Candidate& candidate, const Problem& problem, const 
   }
 }
 
+std::unique_ptr<Backend> make_backend_or_vocabulary(Device device, bool* offline) {
+  *offline = false;
+  try {
+    return make_backend(device);
+  } catch (const Error& e) {
+    if (e.code() != Errc::unsupported) throw;
+    for (const BackendEntry& entry : built_backends()) {
+      if (entry.kind == device.kind) {
+        *offline = true;
+        return entry.vocabulary();
+      }
+    }
+    throw;
+  }
+}
+
 std::unique_ptr<Backend> make_backend(Device device) {
   for (const BackendEntry& e : built_backends()) {
     if (e.kind == device.kind) return e.make(device);

@@ -52,11 +52,14 @@ class Backend {
   const Candidate* find(std::string_view spelling) const;
 };
 
-// One backend of this build: its kind, its name and how to make it for a device.
+// One backend of this build: its kind, its name, how to make it for a device, and how to make
+// its vocabulary alone (candidates and tie-break order, a fingerprint naming only the backend,
+// no execution resources) where no such device is: tables are built and checked there.
 struct BackendEntry {
   BackendKind kind;
   std::string_view name;
   std::unique_ptr<Backend> (*make)(Device device);
+  std::unique_ptr<Backend> (*vocabulary)();
 };
 
 // The backends this build has (src/backends.cpp, the one list that names them).
@@ -64,5 +67,8 @@ std::span<const BackendEntry> built_backends();
 
 // The backend for a device; throws Error(unsupported) when this build or machine lacks it.
 std::unique_ptr<Backend> make_backend(Device device);
+// The backend for a device if the machine has it, else its vocabulary (see BackendEntry);
+// throws Error(unsupported) only when this build lacks the backend. *offline says which.
+std::unique_ptr<Backend> make_backend_or_vocabulary(Device device, bool* offline);
 
 }  // namespace gemmroute

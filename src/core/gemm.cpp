@@ -1,6 +1,7 @@
 // The public entry points: build a Problem, validate, quick-return, select, launch.
 #include "gemmroute/gemm.hpp"
 
+#include <bit>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -21,22 +22,121 @@ void swap_for_row_major(Problem& p) {
   std::swap(p.a, p.b);
 }
 
-void run(Context& ctx, Problem& p, const Options& options, bool swapped) {
-  detail::ContextState& st = detail::Access::state(ctx);
-  validate(p, swapped, st.host_memory);
-  if (is_noop(p)) return;
-  const Table* table = st.table_for(options);
-  Overrides ov = st.overrides_for(options);
-  Key key = key_of(p);
-  if (!st.env.log) {
-    select(p, key, table, *st.backend, *st.exec, ov, nullptr).candidate->launch(p, *st.exec);
-    return;
+void check_order(Order order, const char* argument) {
+  if (order != Order::col_major && order != Order::row_major) {
+    throw Error(Errc::invalid_argument, argument,
+                "argument '" + std::string(argument) + "': not col_major or row_major (" +
+                    std::to_string(static_cast<int>(order)) + ")");
   }
+}
+
+void check_options(const Options& options) {
+  if (!options.route) return;
+  const Route r = *options.route;
+  if (r != Route::automatic && r != Route::native && r != Route::vendor) {
+    throw Error(Errc::invalid_argument, "options.route",
+                "argument 'options.route': not automatic, native or vendor (" +
+                    std::to_string(static_cast<int>(r)) + ")");
+  }
+}
+
+// Selection with GEMMROUTE_LOG's line, out of line so the unlogged path carries no Trace.
+[[gnu::noinline]] const Candidate& choose_logged(detail::ContextState& st, const Problem& p,
+                                                 const Key& key, const Table* table,
+                                                 const Overrides& ov) {
   Trace trace;
   Selection s = select(p, key, table, *st.backend, *st.exec, ov, &trace);
   std::string line = format_log_line(key, table, s, trace, ov) + "\n";
   std::fputs(line.c_str(), stderr);
-  s.candidate->launch(p, *st.exec);
+  return *s.candidate;
+}
+
+// Selects for a validated problem, printing GEMMROUTE_LOG's line when asked.
+const Candidate& choose(detail::ContextState& st, const Problem& p, const Table* table,
+                        const Overrides& ov) {
+  const Key key = key_of(p);
+  if (!st.env.log) return *select(p, key, table, *st.backend, *st.exec, ov, nullptr).candidate;
+  return choose_logged(st, p, key, table, ov);
+}
+
+void run(Context& ctx, Problem& p, const Options& options, bool swapped) {
+  detail::ContextState& st = detail::Access::state(ctx);
+  check_options(options);
+  validate(p, swapped, st.host_memory);
+  if (is_noop(p)) return;
+  const Table* table = st.table_for(options);
+  Overrides ov = st.overrides_for(options);
+  choose(st, p, table, ov).launch(p, *st.exec);
+}
+
+// A grouped item as a validated pointer-array batch of one (row-major items already swapped).
+struct Prepared {
+  Problem problem;
+  const void* a;
+  const void* b;
+  void* c;
+};
+
+Prepared prepare_item(const GemmItem& it, std::size_t index, bool read_pointer_arrays) {
+  const std::string where = "items[" + std::to_string(index) + "]";
+  try {
+    check_order(it.order, "order");
+    Prepared pr{};
+    Problem& p = pr.problem;
+    p.dtype = it.dtype;
+    p.ta = it.ta;
+    p.tb = it.tb;
+    p.m = it.m;
+    p.n = it.n;
+    p.k = it.k;
+    p.batch = 1;
+    p.alpha = it.alpha;
+    p.beta = it.beta;
+    pr.a = it.a;
+    pr.b = it.b;
+    pr.c = it.c;
+    p.a.ld = it.lda;
+    p.b.ld = it.ldb;
+    p.c.ld = it.ldc;
+    const bool swapped = it.order == Order::row_major;
+    if (swapped) {
+      swap_for_row_major(p);
+      std::swap(pr.a, pr.b);
+    }
+    // Validated as a pointer-array batch of one; the group's arrays replace these later.
+    p.a.array = &pr.a;
+    p.b.array = &pr.b;
+    p.c.array = &pr.c;
+    validate(p, swapped, read_pointer_arrays);
+    p.a.array = p.b.array = p.c.array = nullptr;
+    return pr;
+  } catch (const Error& e) {
+    throw Error(e.code(), where + "." + e.argument(),
+                "item " + std::to_string(index) + ": " + e.message());
+  }
+}
+
+// What items of one group share, scalars by their bits: NaN equals itself here (and -0 differs
+// from 0), so the ordering is total and an item joins only a group of exactly its arguments.
+using GroupKey = std::tuple<Scalar, Op, Op, std::int64_t, std::int64_t, std::int64_t, std::uint64_t,
+                            std::uint64_t, std::uint64_t, std::uint64_t, std::int64_t, std::int64_t,
+                            std::int64_t>;
+
+GroupKey group_key(const Problem& p) {
+  auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  return {p.dtype,
+          p.ta,
+          p.tb,
+          p.m,
+          p.n,
+          p.k,
+          bits(p.alpha.real()),
+          bits(p.alpha.imag()),
+          bits(p.beta.real()),
+          bits(p.beta.imag()),
+          p.a.ld,
+          p.b.ld,
+          p.c.ld};
 }
 
 }  // namespace
@@ -74,6 +174,7 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
           std::int64_t stride_c, std::int64_t batch, const Options& options) {
   Problem p = sized_problem(ta, tb, m, n, k, batch, alpha, beta, {a, nullptr, lda, stride_a},
                             {b, nullptr, ldb, stride_b}, {c, nullptr, ldc, stride_c});
+  check_order(order, "order");
   const bool swapped = order == Order::row_major;
   if (swapped) swap_for_row_major(p);
   run(ctx, p, options, swapped);
@@ -88,60 +189,30 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
                             {nullptr, reinterpret_cast<const void* const*>(a), lda, 0},
                             {nullptr, reinterpret_cast<const void* const*>(b), ldb, 0},
                             {nullptr, reinterpret_cast<const void* const*>(c), ldc, 0});
+  check_order(order, "order");
   const bool swapped = order == Order::row_major;
   if (swapped) swap_for_row_major(p);
   run(ctx, p, options, swapped);
 }
 
 void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& options) {
-  // Validate every item before any write: a batch of one pointer each.
-  struct Prepared {
-    Problem problem;
-    const void* a;
-    const void* b;
-    void* c;
-  };
+  detail::ContextState& st = detail::Access::state(ctx);
+  check_options(options);
+  const bool host = st.host_memory;
+  if (!host) {
+    // The groups' pointer arrays are built in host memory; a device backend would need them
+    // staged into its memory first (docs/decisions.md).
+    throw Error(Errc::unsupported, "items",
+                "grouped batches are not yet supported on a " + std::string(st.backend->name()) +
+                    " Context; call gemm with device pointer arrays per group");
+  }
+  // Validate every item before any write.
   std::vector<Prepared> prepared;
   prepared.reserve(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const GemmItem& it = items[i];
-    Prepared pr{};
-    Problem& p = pr.problem;
-    p.dtype = it.dtype;
-    p.ta = it.ta;
-    p.tb = it.tb;
-    p.m = it.m;
-    p.n = it.n;
-    p.k = it.k;
-    p.batch = 1;
-    p.alpha = it.alpha;
-    p.beta = it.beta;
-    pr.a = it.a;
-    pr.b = it.b;
-    pr.c = it.c;
-    std::int64_t lda = it.lda, ldb = it.ldb;
-    const bool swapped = it.order == Order::row_major;
-    if (swapped) {
-      std::swap(p.m, p.n);
-      std::swap(p.ta, p.tb);
-      std::swap(pr.a, pr.b);
-      std::swap(lda, ldb);
-    }
-    p.a = {nullptr, &pr.a, lda, 0};
-    p.b = {nullptr, &pr.b, ldb, 0};
-    p.c = {nullptr, reinterpret_cast<const void* const*>(&pr.c), it.ldc, 0};
-    try {
-      validate(p, swapped);
-    } catch (const Error& e) {
-      std::string index = std::to_string(i);
-      throw Error(e.code(), "items[" + index + "]." + e.argument(),
-                  "item " + index + ": " + e.message());
-    }
-    prepared.push_back(pr);
-  }
+  for (std::size_t i = 0; i < items.size(); ++i)
+    prepared.push_back(prepare_item(items[i], i, host));
+
   // Group by everything a pointer-array batch shares, in order of first appearance.
-  using GroupKey = std::tuple<Scalar, Op, Op, std::int64_t, std::int64_t, std::int64_t, double,
-                              double, double, double, std::int64_t, std::int64_t, std::int64_t>;
   std::map<GroupKey, std::size_t> index;
   struct Group {
     Problem problem;
@@ -151,24 +222,35 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
   for (const Prepared& pr : prepared) {
     const Problem& p = pr.problem;
     if (is_noop(p)) continue;
-    GroupKey key{p.dtype, p.ta,           p.tb,           p.m,           p.n,
-                 p.k,     p.alpha.real(), p.alpha.imag(), p.beta.real(), p.beta.imag(),
-                 p.a.ld,  p.b.ld,         p.c.ld};
+    const GroupKey key = group_key(p);
     auto [it, fresh] = index.emplace(key, groups.size());
     if (fresh) groups.push_back(Group{p, {}, {}, {}});
     Group& g = groups[it->second];
+    if (group_key(g.problem) != key) {
+      throw Error(Errc::internal, "items", "an item was grouped with another of other arguments");
+    }
     g.a.push_back(pr.a);
     g.b.push_back(pr.b);
     g.c.push_back(pr.c);
   }
+  if (groups.empty()) return;
+
+  // Select every group before any runs, so that a group that cannot run (pin, route,
+  // runnability, workspace) leaves every C unwritten.
+  const Table* table = st.table_for(options);
+  Overrides ov = st.overrides_for(options);
+  std::vector<const Candidate*> chosen;
+  chosen.reserve(groups.size());
   for (Group& g : groups) {
     Problem& p = g.problem;
     p.batch = static_cast<std::int64_t>(g.c.size());
     p.a.array = g.a.data();
     p.b.array = g.b.data();
     p.c.array = g.c.data();
-    run(ctx, p, options, false);
+    validate(p, false, host);
+    chosen.push_back(&choose(st, p, table, ov));
   }
+  for (std::size_t i = 0; i < groups.size(); ++i) chosen[i]->launch(groups[i].problem, *st.exec);
 }
 
 #define GEMMROUTE_INSTANTIATE(T)                                                              \

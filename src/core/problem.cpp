@@ -2,6 +2,7 @@
 #include "core/problem.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -31,28 +32,50 @@ std::string num(std::int64_t v) {
   return std::to_string(v);
 }
 
-// Highest element offset touched by an operand plus one, or nullopt on overflow.
-bool extent_fits(std::int64_t ld, std::int64_t cols, std::int64_t stride, std::int64_t batch) {
-  std::int64_t span = 0, last = 0, total = 0;
+// Whether an operand's extent, ld * cols for one item plus stride * (batch - 1) for the rest,
+// fits 64 bits in bytes (elements of `elem` bytes); with batch <= 1 the stride is not used.
+bool extent_fits(std::int64_t ld, std::int64_t cols, std::int64_t stride, std::int64_t batch,
+                 std::int64_t elem) {
+  std::int64_t span = 0, last = 0, total = 0, bytes = 0;
   if (__builtin_mul_overflow(ld, std::max<std::int64_t>(cols, 1), &span)) return false;
   if (__builtin_mul_overflow(stride, std::max<std::int64_t>(batch - 1, 0), &last)) return false;
-  return !__builtin_add_overflow(span, last, &total);
+  if (__builtin_add_overflow(span, last, &total)) return false;
+  return !__builtin_mul_overflow(total, elem, &bytes);
+}
+
+bool valid_scalar(Scalar s) {
+  return s == Scalar::f32 || s == Scalar::f64 || s == Scalar::c32 || s == Scalar::c64;
+}
+
+// Whether a scalar argument (held as complex<double>) is a value of the problem's type: real
+// for real types, and a float for f32 and c32. Anything else would run as another value.
+bool holds_value(Scalar dtype, std::complex<double> v) {
+  auto is_float = [](double x) {
+    return std::isnan(x) || static_cast<double>(static_cast<float>(x)) == x;
+  };
+  if (!is_complex(dtype) && v.imag() != 0.0) return false;
+  if (dtype == Scalar::f32 || dtype == Scalar::c32) return is_float(v.real()) && is_float(v.imag());
+  return true;
 }
 
 bool valid_op(Op op) {
   return op == Op::N || op == Op::T || op == Op::C;
 }
 
-// The common case, in a few tests and no allocation: a strided batch whose sizes, leading
-// dimensions and strides all lie in [0, 2^31) (so none is negative and no extent can overflow
-// 64 bits), leading dimensions large enough, C's items apart and the pointers that are read
-// set. Whatever it does not clear goes through validate_in_order, which names the first bad
-// argument.
+// The common case, in a few tests and no allocation: a strided batch of a valid scalar with
+// alpha and beta values of it, whose sizes, leading dimensions and strides all lie in [0, 2^28)
+// (so none is negative and no extent can overflow 64 bits in bytes: ld * cols + stride *
+// (batch - 1) < 2^57 elements of at most 16 bytes), leading dimensions large enough, C's items
+// apart and the pointers that are read set. Whatever it does not clear goes through
+// validate_in_order, which names the first bad argument.
 bool clearly_valid(const Problem& p) noexcept {
-  if (!valid_op(p.ta) || !valid_op(p.tb) || p.pointer_array()) return false;
+  if (!valid_scalar(p.dtype) || !valid_op(p.ta) || !valid_op(p.tb) || p.pointer_array()) {
+    return false;
+  }
   const auto bits = static_cast<std::uint64_t>(p.m | p.n | p.k | p.batch | p.a.ld | p.b.ld |
                                                p.c.ld | p.a.stride | p.b.stride | p.c.stride);
-  if (bits >= (std::uint64_t{1} << 31)) return false;
+  if (bits >= (std::uint64_t{1} << 28)) return false;
+  if (!holds_value(p.dtype, p.alpha) || !holds_value(p.dtype, p.beta)) return false;
   if (p.a.ld < std::max<std::int64_t>(1, p.rows_a()) ||
       p.b.ld < std::max<std::int64_t>(1, p.rows_b()) || p.c.ld < std::max<std::int64_t>(1, p.m)) {
     return false;
@@ -65,12 +88,20 @@ bool clearly_valid(const Problem& p) noexcept {
 
 // Every check in the documented order; the first that fails throws, naming its argument.
 [[gnu::noinline]] void validate_in_order(Problem& p, bool swapped, bool read_pointer_arrays) {
+  if (!valid_scalar(p.dtype)) {
+    fail("dtype", swapped,
+         "not one of f32, f64, c32, c64 (" + num(static_cast<int>(p.dtype)) + ")");
+  }
   if (!valid_op(p.ta)) fail("ta", swapped, "not one of N, T, C");
   if (!valid_op(p.tb)) fail("tb", swapped, "not one of N, T, C");
   if (p.m < 0) fail("m", swapped, "negative (" + num(p.m) + ")");
   if (p.n < 0) fail("n", swapped, "negative (" + num(p.n) + ")");
   if (p.k < 0) fail("k", swapped, "negative (" + num(p.k) + ")");
   if (p.batch < 0) fail("batch", swapped, "negative (" + num(p.batch) + ")");
+  if (!holds_value(p.dtype, p.alpha))
+    fail("alpha", swapped, "not a value of " + std::string(to_string(p.dtype)));
+  if (!holds_value(p.dtype, p.beta))
+    fail("beta", swapped, "not a value of " + std::string(to_string(p.dtype)));
   p.ta = fold_op(p.dtype, p.ta);
   p.tb = fold_op(p.dtype, p.tb);
 
@@ -82,7 +113,24 @@ bool clearly_valid(const Problem& p) noexcept {
   check_ld("ldb", p.b.ld, p.rows_b());
   check_ld("ldc", p.c.ld, p.m);
 
+  // Every operand's extent fits 64 bits in bytes: per item (named by its ld), then over the
+  // batch (named by its stride).
   const bool strided = !p.pointer_array();
+  const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
+  struct Extent {
+    std::string_view ld, stride;
+    const Operand& op;
+    std::int64_t cols;
+    const char* which;
+  };
+  const Extent extents[] = {{"lda", "stride_a", p.a, p.cols_a(), "A"},
+                            {"ldb", "stride_b", p.b, p.cols_b(), "B"},
+                            {"ldc", "stride_c", p.c, p.n, "C"}};
+  for (const Extent& e : extents) {
+    if (!extent_fits(e.op.ld, e.cols, 0, 1, elem)) {
+      fail(e.ld, swapped, std::string("an item of ") + e.which + " overflows 64 bits in bytes");
+    }
+  }
   if (strided) {
     if (p.a.stride < 0) fail("stride_a", swapped, "negative (" + num(p.a.stride) + ")");
     if (p.b.stride < 0) fail("stride_b", swapped, "negative (" + num(p.b.stride) + ")");
@@ -90,14 +138,11 @@ bool clearly_valid(const Problem& p) noexcept {
     if (p.c.stride == 0 && p.batch > 1 && p.m > 0 && p.n > 0) {
       fail("stride_c", swapped, "0 with batch > 1: the items of C would overlap");
     }
-    if (!extent_fits(p.a.ld, p.cols_a(), p.a.stride, p.batch)) {
-      fail("stride_a", swapped, "the batch's extent of A overflows 64 bits");
-    }
-    if (!extent_fits(p.b.ld, p.cols_b(), p.b.stride, p.batch)) {
-      fail("stride_b", swapped, "the batch's extent of B overflows 64 bits");
-    }
-    if (!extent_fits(p.c.ld, p.n, p.c.stride, p.batch)) {
-      fail("stride_c", swapped, "the batch's extent of C overflows 64 bits");
+    for (const Extent& e : extents) {
+      if (!extent_fits(e.op.ld, e.cols, e.op.stride, p.batch, elem)) {
+        fail(e.stride, swapped,
+             std::string("the batch's extent of ") + e.which + " overflows 64 bits in bytes");
+      }
     }
   }
 

@@ -93,7 +93,9 @@ inline Op fold_op(Scalar dtype, Op op) noexcept {
 }
 
 // Checks every argument by the BLAS rules and throws Error naming the first bad one. Also
-// folds the operations. Order of checks: ta, tb, m, n, k, batch, lda, ldb, ldc, strides,
+// folds the operations. Order of checks: dtype, ta, tb, m, n, k, batch, alpha and beta (values
+// of dtype: real for real types, floats for f32 and c32), lda, ldb, ldc, the extent of an item
+// of A, B and C in bytes, strides (negative, overlapping C, the batch's extent in bytes),
 // pointers. Never writes. The entries of pointer arrays are checked for null only when
 // `read_pointer_arrays` (host memory); a GPU's arrays live in device memory and are not read.
 void validate(Problem& problem, bool row_major_swapped = false, bool read_pointer_arrays = true);

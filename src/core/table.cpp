@@ -6,12 +6,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 
 #include "core/backend.hpp"
+#include "core/files.hpp"
 #include "core/spelling.hpp"
 #include "gemmroute/error.hpp"
 
@@ -20,7 +19,7 @@ namespace {
 
 constexpr std::string_view kMagic = "gemmroute-table";
 constexpr std::string_view kPlusMinus = "\xC2\xB1";  // UTF-8 '±'
-constexpr std::int64_t kMaxSize = std::int64_t{1} << 62;
+constexpr std::int64_t kMaxSize = kMaxTableSize;
 constexpr std::string_view kHeaderFields[] = {"tuner", "spec", "date", "method", "clocks"};
 
 struct Token {
@@ -104,7 +103,7 @@ bool parse_entry(const Token& tok, Entry& e, Diagnostic& d) {
   else
     return bad("expected a unit: ns, us, ms or s");
   t.remove_prefix(t.starts_with("s") ? 1 : 2);
-  if (median <= 0 || median * scale > 1e12) {
+  if (median <= 0 || median * scale > kMaxTableTimeUs) {
     return bad_at(time_text, "time out of range (0, 1e12 us]");
   }
   if (t.starts_with(kPlusMinus))
@@ -115,15 +114,47 @@ bool parse_entry(const Token& tok, Entry& e, Diagnostic& d) {
     return bad("expected '\xC2\xB1' (or '+-') and a spread after the time");
   const std::string_view spread_text = t;
   double spread = 0;
-  if (!take_number(t, spread) || spread > 1e6) {
+  if (!take_number(t, spread) || spread > kMaxTableSpreadPct) {
     return bad_at(spread_text, "expected a finite spread in percent, at most 1e6");
   }
   if (!t.starts_with("%")) return bad("expected '%' after the spread");
   t.remove_prefix(1);
+  if (t.starts_with("=")) {
+    t.remove_prefix(1);
+    int group = 0;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), group);
+    if (ec != std::errc() || ptr == t.data() || group < 1) {
+      return bad_at(t, "expected a bit-identity group number from 1 after '='");
+    }
+    t.remove_prefix(static_cast<std::size_t>(ptr - t.data()));
+    e.bits = group;
+  }
   if (!t.empty()) return bad("unexpected text after the entry");
   e.timed = true;
   e.median_us = median * scale;
   e.spread_pct = spread;
+  return true;
+}
+
+// Bit-identity groups (format 2): numbered 1, 2, ... in the order they first appear in the
+// row, so one grouping has one spelling. Reports the first problem through error(col, text).
+template <class ErrorFn>
+bool check_bits_groups(const Row& row, int version, ErrorFn&& error) {
+  int next = 1;
+  for (const Entry& e : row.entries) {
+    if (e.bits == 0) continue;
+    if (version < 2) {
+      error(e.column, "bit-identity groups ('=N' after an entry) need 'gemmroute-table 2'");
+      return false;
+    }
+    if (e.bits > next) {
+      error(e.column, "bit-identity group =" + std::to_string(e.bits) +
+                          " before =" + std::to_string(next) +
+                          ": groups are numbered 1, 2, ... in order of first appearance");
+      return false;
+    }
+    if (e.bits == next) ++next;
+  }
   return true;
 }
 
@@ -185,6 +216,7 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
   Table table;
   table.path = std::move(path);
   bool seen_magic = false, seen_row = false;
+  int version = kTableFormatVersion;
   std::vector<std::string_view> lines;
   for (std::size_t pos = 0;;) {
     std::size_t end = text.find('\n', pos);
@@ -213,12 +245,14 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
       seen_magic = true;
       if (toks[0].text != kMagic) {
         error(toks[0].column, "expected '" + std::string(kMagic) + " " +
-                                  std::to_string(kTableFormatVersion) + "' first");
+                                  std::to_string(kTableFormatVersion) + "' first (or version 1)");
         continue;
       }
-      if (toks.size() != 2 || toks[1].text != std::to_string(kTableFormatVersion)) {
+      if (toks.size() == 2 && toks[1].text == "1") {
+        version = 1;
+      } else if (toks.size() != 2 || toks[1].text != std::to_string(kTableFormatVersion)) {
         error(toks.size() > 1 ? toks[1].column : toks[0].column + static_cast<int>(kMagic.size()),
-              "unsupported format version (this build reads " +
+              "unsupported format version (this build reads 1 and " +
                   std::to_string(kTableFormatVersion) + ")");
       }
       continue;
@@ -294,6 +328,7 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
           row.entries.push_back(std::move(e));
         }
       }
+      if (ok) ok = check_bits_groups(row, version, error);
       if (ok) table.rows.push_back(std::move(row));
       continue;
     }
@@ -340,7 +375,20 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
     diags.push_back({1, 1,
                      "empty table: expected '" + std::string(kMagic) + " " +
                          std::to_string(kTableFormatVersion) + "'"});
+  } else if (!seen_row && diags.empty()) {
+    // Loaded, it would send every call to the last resort, silently.
+    diags.push_back({1, 1, "no rows: a table holds at least one row"});
   }
+  // Duplicates among the rows that parsed, reported beside any syntax error, in line order.
+  std::map<std::string, int> seen;
+  for (const Row& row : table.rows) {
+    auto [it, fresh] = seen.emplace(to_string(row.key), row.line);
+    if (!fresh) {
+      diags.push_back({row.line, 1, "duplicate key, first at line " + std::to_string(it->second)});
+    }
+  }
+  std::stable_sort(diags.begin(), diags.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
   return table;
 }
 
@@ -371,12 +419,7 @@ void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic
     }
     return it->second;
   };
-  std::map<std::string, int> seen;
   for (Row& row : table.rows) {
-    auto [it, fresh] = seen.emplace(to_string(row.key), row.line);
-    if (!fresh) {
-      diags.push_back({row.line, 1, "duplicate key, first at line " + std::to_string(it->second)});
-    }
     std::map<std::string_view, int> spelled;
     for (Entry& e : row.entries) {
       Resolved r = resolved(e.spelling);
@@ -403,12 +446,12 @@ std::string format_diagnostic(const std::string& path, const Diagnostic& d) {
 }
 
 Table load_table(const std::string& path, const Backend& backend) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(Errc::bad_table, "table", path + ":0:0: cannot open the table file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
+  std::string text, why;
+  if (!read_input_file(path, text, why)) {
+    throw Error(Errc::bad_table, "table", path + ":0:0: the table file: " + why);
+  }
   std::vector<Diagnostic> diags;
-  Table table = parse_table(buf.str(), path, diags);
+  Table table = parse_table(text, path, diags);
   if (diags.empty()) validate_table(table, backend, diags);
   if (!diags.empty()) {
     std::string message;
@@ -426,11 +469,20 @@ std::string format_entry(const Entry& e) {
   if (!e.timed) return e.spelling;
   char buf[96];
   std::snprintf(buf, sizeof buf, "@%.6gus\xC2\xB1%.2f%%", e.median_us, e.spread_pct);
-  return e.spelling + buf;
+  std::string s = e.spelling + buf;
+  if (e.bits > 0) s += "=" + std::to_string(e.bits);
+  return s;
 }
 
 std::string write_table(const Table& t) {
-  std::string s = std::string(kMagic) + " " + std::to_string(kTableFormatVersion) + "\n";
+  // Version 1 unless some entry records its bit-identity group, so tables without groups stay
+  // readable by builds that know only version 1.
+  bool groups = false;
+  for (const Row& r : t.rows) {
+    for (const Entry& e : r.entries) groups = groups || (e.timed && e.bits > 0);
+  }
+  std::string s =
+      std::string(kMagic) + " " + (groups ? std::to_string(kTableFormatVersion) : "1") + "\n";
   for (const auto& [k, v] : t.fingerprint.fields) s += "fingerprint." + k + " " + v + "\n";
   for (const auto& [k, v] : t.header) s += k + " " + v + "\n";
   for (const Row& r : t.rows) {

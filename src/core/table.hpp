@@ -18,7 +18,15 @@ namespace gemmroute {
 class Backend;
 class Candidate;
 
-inline constexpr int kTableFormatVersion = 1;
+// The newest format this build writes and reads; it also reads version 1 (version 2 adds the
+// bit-identity groups of entries, docs/table-format.md).
+inline constexpr int kTableFormatVersion = 2;
+
+// The most a row may hold (docs/table-format.md): sizes, a median time per call and a spread.
+// Results files, which tables are built from, are held to the same limits.
+inline constexpr std::int64_t kMaxTableSize = std::int64_t{1} << 62;
+inline constexpr double kMaxTableTimeUs = 1e12;
+inline constexpr double kMaxTableSpreadPct = 1e6;
 
 enum class Origin : std::uint8_t { measured, refined, transcribed };
 std::string_view to_string(Origin origin) noexcept;
@@ -29,6 +37,10 @@ struct Entry {
   double median_us = 0;   // microseconds per call (whole batch)
   double spread_pct = 0;  // interquartile range / median of the repetitions, in percent
   int column = 0;         // 1-based, for messages
+  // Bit-identity group within the row: entries with the same group gave bit-identical C in
+  // the tuner's check (groups numbered 1, 2, ... in order of first appearance); 0: not
+  // recorded.
+  int bits = 0;
   // Filled by validation against a backend:
   const Candidate* candidate = nullptr;
   std::string unrunnable;  // non-empty: the fingerprint mismatch that disables this entry
@@ -72,13 +84,15 @@ struct Table {
   const std::string* header_field(std::string_view key) const;
 };
 
-// Syntax only. Diagnostics are appended; the table holds what parsed.
+// Syntax, duplicate keys and a table without rows (an error: it would send every call to the
+// last resort). Diagnostics are appended in line order; the table holds what parsed.
 Table parse_table(std::string_view text, std::string path, std::vector<Diagnostic>& diagnostics);
-// Spellings against the backend, duplicate keys, fingerprint backend; marks entries that depend
-// on mismatched fingerprint fields as not runnable and records a note.
+// Spellings against the backend, fingerprint backend; marks entries that depend on mismatched
+// fingerprint fields as not runnable and records a note.
 void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic>& diagnostics);
-// Reads, parses, validates and indexes; throws Error(bad_table) listing every
-// "path:line:col: message" when anything is wrong.
+// Reads (a regular file of at most input_limit_bytes(), core/files.hpp), parses, validates and
+// indexes; throws Error(bad_table) listing every "path:line:col: message" when anything is
+// wrong.
 Table load_table(const std::string& path, const Backend& backend);
 std::string format_diagnostic(const std::string& path, const Diagnostic& d);
 

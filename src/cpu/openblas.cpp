@@ -12,6 +12,7 @@
 // single-threaded inside a parallel region. A batch of one calls OpenBLAS outside any parallel
 // region, so it uses its own threads. `openblas:par=item` runs the items in sequence and lets
 // OpenBLAS thread each one: the better choice for few large items (measured by the tuner).
+#include <cmath>
 #include <complex>
 #include <cstring>
 #include <vector>
@@ -81,13 +82,25 @@ void warm_once(const Library& lib, const Problem& p, bool threaded_items) {
   (void)workers;
 }
 
+// OpenBLAS 0.3.21's complex beta step takes a beta of (0, NaN) for zero: C is overwritten
+// where reference BLAS makes it NaN. A beta with a NaN part is applied here (C <- beta * C)
+// and OpenBLAS called with beta = 1.
+bool beta_has_nan(const Problem& p) {
+  return std::isnan(p.beta.real()) || std::isnan(p.beta.imag());
+}
+
 template <class T>
 void call_gemm(const Library& lib, const Problem& p, const T* a, const T* b, T* c) {
   const int ta = kTrans[static_cast<int>(p.ta)], tb = kTrans[static_cast<int>(p.tb)];
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   const int lda = static_cast<int>(p.a.ld), ldb = static_cast<int>(p.b.ld);
   const int ldc = static_cast<int>(p.c.ld);
-  const T alpha = p.alpha_as<T>(), beta = p.beta_as<T>();
+  const T alpha = p.alpha_as<T>();
+  T beta = p.beta_as<T>();
+  if (beta_has_nan(p)) {
+    scale_item(p.m, p.n, beta, c, p.c.ld);
+    beta = T(1);
+  }
   if constexpr (std::is_same_v<T, float>) {
     lib.sgemm(kColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   } else if constexpr (std::is_same_v<T, double>) {

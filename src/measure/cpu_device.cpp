@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/backend.hpp"
+#include "core/exec.hpp"
 #include "gemmroute/error.hpp"
 #include "measure/device.hpp"
 
@@ -114,11 +115,19 @@ CacheSize cpu_last_level_cache() {
   return {std::int64_t{32} << 20, "assumed (no sysfs or sysconf figure)"};
 }
 
-std::unique_ptr<MeasureDevice> make_measure_device(const Backend& backend, const Exec&) {
+#ifdef GEMMROUTE_WITH_CUDA
+std::unique_ptr<MeasureDevice> make_cuda_measure_device(void* stream);  // cuda_device.cu
+#endif
+
+std::unique_ptr<MeasureDevice> make_measure_device(const Backend& backend, const Exec& exec) {
   if (backend.kind() == BackendKind::cpu) return std::make_unique<CpuDevice>();
+#ifdef GEMMROUTE_WITH_CUDA
+  if (backend.kind() == BackendKind::cuda) return make_cuda_measure_device(exec.stream());
+#endif
+  (void)exec;
   throw Error(Errc::unsupported, "device",
               "no measuring device for backend '" + std::string(backend.name()) +
-                  "' yet (src/measure/device.hpp says what one needs)");
+                  "' (src/measure/device.hpp says what one needs)");
 }
 
 }  // namespace gemmroute::measure

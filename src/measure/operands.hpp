@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -24,7 +25,10 @@ struct OperandOptions {
 };
 
 // Bytes of one set for a key: A, B and C, each rounded up to 64 bytes. packed: ld == rows;
-// strided: ld == rows + 1 (what `gemmroute explain` assumes for a strided key).
+// strided: ld == rows + 1 (what `gemmroute explain` assumes for a strided key). nullopt, or
+// for set_bytes Error(invalid_argument), when that overflows 64 bits: checked before anything
+// is allocated.
+std::optional<std::int64_t> checked_set_bytes(const Key& key);
 std::int64_t set_bytes(const Key& key);
 // Sets needed for a key on a device with this cache.
 std::int64_t sets_for(const Key& key, std::int64_t cache_bytes, const OperandOptions& options);

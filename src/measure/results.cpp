@@ -1,11 +1,12 @@
 #include "measure/results.hpp"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <system_error>
 
+#include "core/files.hpp"
 #include "core/spelling.hpp"
 #include "gemmroute/error.hpp"
 
@@ -62,12 +63,32 @@ bool split_csv(std::string_view line, std::vector<Field>& out) {
   }
 }
 
-template <class T> bool to_number(const std::string& s, T& v) {
+template <class T>
+bool to_number(const std::string& s, T& v) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-std::string key_string(const Key& k) { return to_string(k); }
+std::string key_string(const Key& k) {
+  return to_string(k);
+}
+
+std::string format_digest(std::uint64_t d) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(d));
+  return buf;
+}
+
+// Empty text: no digest. Otherwise exactly 16 hex digits.
+bool parse_digest(const std::string& s, std::optional<std::uint64_t>& d) {
+  d.reset();
+  if (s.empty()) return true;
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
+  if (ec != std::errc() || p != s.data() + s.size() || s.size() != 16) return false;
+  d = v;
+  return true;
+}
 
 }  // namespace
 
@@ -78,7 +99,7 @@ const std::string* Results::meta_field(std::string_view name) const {
   return nullptr;
 }
 
-std::string format_result_row(const ResultRow& r) {
+std::string format_result_row(const ResultRow& r, int version) {
   char nums[96];
   std::snprintf(nums, sizeof nums, "%.6g,%.3f,%d", r.median_us, r.spread_pct, r.repetitions);
   const Key& k = r.key;
@@ -89,6 +110,7 @@ std::string format_result_row(const ResultRow& r) {
        std::to_string(k.batch) + ",";
   s += quote(r.spelling) + "," + nums + "," + std::string(to_string(r.status)) + "," +
        std::string(to_string(r.origin)) + "," + quote(r.detail);
+  if (version >= 2) s += "," + (r.digest ? format_digest(*r.digest) : std::string());
   return s;
 }
 
@@ -134,10 +156,12 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
                        std::to_string(kResultsFormatVersion) + "' first");
           return res;
         }
-        if (value != std::to_string(kResultsFormatVersion)) {
-          error(3, "unsupported results format version '" + value + "'");
+        if (value != "1" && value != std::to_string(kResultsFormatVersion)) {
+          error(3, "unsupported results format version '" + value + "' (this build reads 1 and " +
+                       std::to_string(kResultsFormatVersion) + ")");
           return res;
         }
+        res.version = value == "1" ? 1 : kResultsFormatVersion;
         seen_magic = true;
         continue;
       }
@@ -149,13 +173,14 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
       continue;
     }
     if (!seen_magic) {
-      error(1, "expected '# " + std::string(kMagic) + " " +
-                   std::to_string(kResultsFormatVersion) + "' first");
+      error(1, "expected '# " + std::string(kMagic) + " " + std::to_string(kResultsFormatVersion) +
+                   "' first");
       return res;
     }
+    const std::string_view columns = res.version == 1 ? kResultsColumnsV1 : kResultsColumns;
     if (!seen_columns) {
-      if (line != kResultsColumns) {
-        error(1, "expected the column header '" + std::string(kResultsColumns) + "'");
+      if (line != columns) {
+        error(1, "expected the column header '" + std::string(columns) + "'");
         return res;
       }
       seen_columns = true;
@@ -165,8 +190,9 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
       error(static_cast<int>(line.size()) + 1, "unterminated quote");
       continue;
     }
-    if (f.size() != 15) {
-      error(1, "expected 15 fields, found " + std::to_string(f.size()));
+    const std::size_t fields = res.version == 1 ? 15 : 16;
+    if (f.size() != fields) {
+      error(1, "expected " + std::to_string(fields) + " fields, found " + std::to_string(f.size()));
       continue;
     }
     ResultRow r;
@@ -175,10 +201,26 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
     auto ta = parse_op(f[1].text);
     auto tb = parse_op(f[2].text);
     auto layout = parse_layout(f[3].text);
-    if (!dtype) { error(f[0].column, "unknown dtype"); continue; }
-    if (!ta) { error(f[1].column, "unknown ta"); continue; }
-    if (!tb) { error(f[2].column, "unknown tb"); continue; }
-    if (!layout) { error(f[3].column, "unknown layout"); continue; }
+    if (!dtype) {
+      error(f[0].column, "unknown dtype");
+      continue;
+    }
+    if (!ta) {
+      error(f[1].column, "unknown ta");
+      continue;
+    }
+    if (!tb) {
+      error(f[2].column, "unknown tb");
+      continue;
+    }
+    if (!layout) {
+      error(f[3].column, "unknown layout");
+      continue;
+    }
+    if (!is_complex(*dtype) && (*ta == Op::C || *tb == Op::C)) {
+      error(*ta == Op::C ? f[1].column : f[2].column, "C is folded to T for real scalars");
+      continue;
+    }
     r.key.dtype = *dtype;
     r.key.ta = *ta;
     r.key.tb = *tb;
@@ -186,20 +228,23 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
     std::int64_t* sizes[] = {&r.key.m, &r.key.n, &r.key.k, &r.key.batch};
     bool ok = true;
     for (int i = 0; i < 4 && ok; ++i) {
-      if (!to_number(f[4 + i].text, *sizes[i]) || *sizes[i] < 1) {
-        error(f[4 + i].column, "expected a whole number >= 1");
+      if (!to_number(f[4 + i].text, *sizes[i]) || *sizes[i] < 1 || *sizes[i] > kMaxTableSize) {
+        error(f[4 + i].column, "expected a whole number from 1 to 2^62");
         ok = false;
       }
     }
     if (!ok) continue;
-    if (!parse_spelling(f[8].text)) { error(f[8].column, "bad spelling"); continue; }
+    if (!parse_spelling(f[8].text)) {
+      error(f[8].column, "bad spelling");
+      continue;
+    }
     r.spelling = f[8].text;
+    r.spelling_column = f[8].column;
     if (!to_number(f[9].text, r.median_us) || !std::isfinite(r.median_us) || r.median_us < 0) {
       error(f[9].column, "expected a time in microseconds");
       continue;
     }
-    if (!to_number(f[10].text, r.spread_pct) || !std::isfinite(r.spread_pct) ||
-        r.spread_pct < 0) {
+    if (!to_number(f[10].text, r.spread_pct) || !std::isfinite(r.spread_pct) || r.spread_pct < 0) {
       error(f[10].column, "expected a spread in percent");
       continue;
     }
@@ -215,10 +260,28 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
       error(f[9].column, "an ok row needs a positive time and repetitions");
       continue;
     }
-    if (f[13].text == "measured") r.origin = Origin::measured;
-    else if (f[13].text == "refined") r.origin = Origin::refined;
-    else { error(f[13].column, "unknown origin (measured, refined)"); continue; }
+    // What a table row can hold (core/table.hpp), checked here where the position is known.
+    if (r.status == Status::ok && r.median_us > kMaxTableTimeUs) {
+      error(f[9].column, "an ok row's time must be at most 1e12 us");
+      continue;
+    }
+    if (r.status == Status::ok && r.spread_pct > kMaxTableSpreadPct) {
+      error(f[10].column, "an ok row's spread must be at most 1e6 %");
+      continue;
+    }
+    if (f[13].text == "measured")
+      r.origin = Origin::measured;
+    else if (f[13].text == "refined")
+      r.origin = Origin::refined;
+    else {
+      error(f[13].column, "unknown origin (measured, refined)");
+      continue;
+    }
     r.detail = f[14].text;
+    if (fields == 16 && !parse_digest(f[15].text, r.digest)) {
+      error(f[15].column, "expected an output digest of 16 hex digits, or nothing");
+      continue;
+    }
     res.rows.push_back(std::move(r));
   }
   if (!seen_magic && diags.empty()) {
@@ -228,12 +291,12 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
 }
 
 Results read_results(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(Errc::invalid_argument, "results", path + ": cannot open");
-  std::ostringstream buf;
-  buf << in.rdbuf();
+  std::string text, why;
+  if (!read_input_file(path, text, why)) {
+    throw Error(Errc::invalid_argument, "results", path + ": the results file: " + why);
+  }
   std::vector<Diagnostic> diags;
-  Results r = parse_results(buf.str(), diags);
+  Results r = parse_results(text, diags);
   if (!diags.empty()) {
     std::string message;
     for (const auto& d : diags) {
@@ -279,20 +342,28 @@ std::vector<Key> pending(const std::vector<Key>& points, const std::vector<std::
 
 ResultsWriter::~ResultsWriter() {
   if (file_) std::fclose(file_);
+  // A file this writer made and never wrote a row to is no journal: it would only make the
+  // next run refuse with "exists".
+  if (created_ && written_ == 0) std::remove(path_.c_str());
 }
 
 void ResultsWriter::create(const std::string& path, const std::string& header) {
   file_ = std::fopen(path.c_str(), "wx");  // never overwrite a results file
   if (!file_) {
-    throw Error(Errc::invalid_argument, "out", path + ": cannot create (does it exist already?)");
+    const int err = errno;
+    throw Error(
+        Errc::invalid_argument, "out",
+        path + ": cannot create: " + std::error_code(err, std::generic_category()).message());
   }
+  created_ = true;
   path_ = path;
   std::fputs(header.c_str(), file_);
   std::fflush(file_);
 }
 
 void ResultsWriter::append(const std::string& path, std::size_t keep_bytes,
-                           const std::string& comment) {
+                           const std::string& comment, int version) {
+  version_ = version;
   std::error_code ec;
   if (std::filesystem::file_size(path, ec) != keep_bytes && !ec) {
     std::filesystem::resize_file(path, keep_bytes, ec);  // drop an interrupted last line
@@ -305,7 +376,7 @@ void ResultsWriter::append(const std::string& path, std::size_t keep_bytes,
 }
 
 void ResultsWriter::write(const ResultRow& row) {
-  std::fputs((format_result_row(row) + "\n").c_str(), file_);
+  std::fputs((format_result_row(row, version_) + "\n").c_str(), file_);
   std::fflush(file_);
   ++written_;
 }

@@ -2,10 +2,9 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "core/files.hpp"
 #include "core/spelling.hpp"
 #include "core/table.hpp"
 #include "gemmroute/error.hpp"
@@ -225,11 +224,11 @@ Spec parse_spec(std::string_view text, const std::string& path) {
 }
 
 Spec read_spec(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(Errc::invalid_argument, "spec", path + ": cannot open the spec");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse_spec(buf.str(), path);
+  std::string text, why;
+  if (!read_input_file(path, text, why)) {
+    throw Error(Errc::invalid_argument, "spec", path + ": the spec: " + why);
+  }
+  return parse_spec(text, path);
 }
 
 std::vector<Key> lattice(const Spec& spec) {
@@ -253,9 +252,10 @@ std::vector<Key> lattice(const Spec& spec) {
               if (b.tie[d] >= 0) dims[d] = dims[b.tie[d]];
             }
             Key key{dtype, ta, tb, layout, dims[0], dims[1], dims[2], dims[3]};
+            const auto bytes = checked_set_bytes(key);  // nullopt: more than any limit
             const bool over = (b.max_macs > 0 && macs_of(key) > b.max_macs) ||
                               (b.max_set_mib > 0 &&
-                               static_cast<double>(set_bytes(key)) > b.max_set_mib * 1048576.0);
+                               (!bytes || static_cast<double>(*bytes) > b.max_set_mib * 1048576.0));
             if (!over && seen.insert(to_string(key)).second) out.push_back(key);
             std::size_t f = 0;
             for (; f < free.size(); ++f) {

@@ -1,5 +1,5 @@
 // The tests' oracle: one GEMM in long double, column-major or row-major, and the reference
-// BLAS test's acceptance rule per element (DESIGN.md, "Numerics in tests").
+// BLAS test's acceptance rule per element (docs/architecture.md, "Numerics").
 #pragma once
 
 #include <cmath>

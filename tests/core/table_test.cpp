@@ -5,7 +5,9 @@
 // Corpus layout: NAME.table is the input; NAME.expected holds either `LINE:COL text` (the first
 // diagnostic's position and a piece of its message) or `ok N` (loads with N rows).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -194,6 +196,59 @@ TEST(TableLoader, MissingFileIsBadTableWithPath) {
   }
 }
 
+// Loads a table and returns the loader's message, or "" when it loaded.
+std::string load_error(const std::string& path) {
+  try {
+    load_table(path, cpu_backend());
+    return "";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_table) << e.what();
+    return e.message();
+  }
+}
+
+// /dev/zero was read until memory ran out, a FIFO hung, a directory was an "empty table".
+TEST(TableLoader, RefusesWhatIsNotARegularFile) {
+  EXPECT_EQ(load_error("/dev/zero"),
+            "/dev/zero:0:0: the table file: not a regular file (a character device)");
+  const fs::path dir =
+      fs::temp_directory_path() / ("gemmroute-table-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  EXPECT_EQ(load_error(dir.string()),
+            dir.string() + ":0:0: the table file: not a regular file (a directory)");
+  const fs::path fifo = dir / "fifo.table";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(load_error(fifo.string()),
+            fifo.string() + ":0:0: the table file: not a regular file (a FIFO)");
+  fs::remove_all(dir);
+}
+
+TEST(TableLoader, RefusesAFileOverTheSizeLimit) {
+  const fs::path path =
+      fs::temp_directory_path() / ("gemmroute-big-" + std::to_string(getpid()) + ".table");
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << read_file(kCorpus / "valid_measured.table");
+    f << "# " << std::string((1 << 20) + 100, 'x') << "\n";  // just over 1 MiB
+  }
+  setenv("GEMMROUTE_MAX_INPUT_MB", "1", 1);
+  const std::string message = load_error(path.string());
+  EXPECT_NE(message.find("more than the limit of 1 MiB (GEMMROUTE_MAX_INPUT_MB raises it)"),
+            std::string::npos)
+      << message;
+  setenv("GEMMROUTE_MAX_INPUT_MB", "2", 1);
+  EXPECT_EQ(load_error(path.string()), "");
+  setenv("GEMMROUTE_MAX_INPUT_MB", "lots", 1);
+  try {
+    load_table(path.string(), cpu_backend());
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.argument(), "GEMMROUTE_MAX_INPUT_MB") << e.what();
+  }
+  unsetenv("GEMMROUTE_MAX_INPUT_MB");
+  fs::remove(path);
+}
+
 constexpr std::string_view kHeader = "gemmroute-table 1\nfingerprint.backend cpu\n";
 
 TEST(TableLoader, CrlfParsesLikeLf) {
@@ -214,7 +269,8 @@ TEST(TableLoader, CrlfParsesLikeLf) {
 
 TEST(TableLoader, VeryLongLines) {
   // 4 MiB of one header value: fine. 4 MiB of junk in a size: an error at its first byte.
-  std::string ok = std::string(kHeader) + "method " + std::string(4 << 20, 'm') + "\n";
+  std::string ok = std::string(kHeader) + "method " + std::string(4 << 20, 'm') +
+                   "\nrow f32 N N packed 4 4 4 4 transcribed cpu.small\n";
   EXPECT_TRUE(diagnose(ok, "long").empty());
 
   std::string bad = std::string(kHeader) + "row f32 N N packed " + std::string(4 << 20, '7') +
@@ -318,9 +374,11 @@ struct CliRun {
   std::string output;
 };
 
-CliRun run_cli(const std::string& args) {
+// Output is stdout and stderr together, or stdout alone.
+CliRun run_cli(const std::string& args, bool with_stderr = true) {
   CliRun r;
-  std::string cmd = std::string("'") + GEMMROUTE_CLI + "' " + args + " 2>&1";
+  std::string cmd =
+      std::string("'") + GEMMROUTE_CLI + "' " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   char buf[4096];
@@ -332,8 +390,8 @@ CliRun run_cli(const std::string& args) {
 }
 
 TEST(TableCheckCli, MalformedPrintsFileLineColAndExits1) {
-  for (const char* name :
-       {"duplicate_key", "size_negative", "binary_nul", "spelling_unknown", "empty"}) {
+  for (const char* name : {"duplicate_key", "size_negative", "binary_nul", "spelling_unknown",
+                           "empty", "header_only_no_rows", "duplicate_key_beside_syntax_error"}) {
     const std::string path = (kCorpus / (std::string(name) + ".table")).string();
     const Expected want = read_expected(kCorpus / (std::string(name) + ".expected"));
     CliRun r = run_cli("table check '" + path + "'");
@@ -363,6 +421,31 @@ TEST(TableCheckCli, ValidPrintsRowCountAndExits0) {
   CliRun r = run_cli("table check '" + (kCorpus / "valid_measured.table").string() + "'");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("ok: 4 rows"), std::string::npos) << r.output;
+}
+
+// A table without rows was accepted (`ok: 0 rows`), and duplicate keys were reported only once
+// every syntax error was fixed.
+TEST(TableCheckCli, NoRowsAndDuplicatesBesideSyntaxErrorsAreReported) {
+  const std::string path = (kCorpus / "duplicate_key_beside_syntax_error.table").string();
+  CliRun r = run_cli("table check '" + path + "'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.output, path + ":8:1: duplicate key, first at line 7\n" + path +
+                          ":9:52: expected '\xC2\xB1' (or '+-') and a spread after the time\n");
+}
+
+TEST(TableCheckCli, SpecialFilesAreRefusedAndMisuseGoesToStderr) {
+  CliRun r = run_cli("table check /dev/zero");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.output, "/dev/zero:0:0: the table file: not a regular file (a character device)\n");
+  r = run_cli("table check /");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.output, "/:0:0: the table file: not a regular file (a directory)\n");
+  r = run_cli("table check", false);  // usage goes to stderr, so nothing is left here
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.output, "");
+  r = run_cli("table check a b", false);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.output, "");
 }
 
 TEST(TableCheckCli, MissingFileExits1) {

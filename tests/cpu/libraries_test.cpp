@@ -45,10 +45,18 @@ TEST(CpuLibraries, FingerprintNamesEachLibraryOrNone) {
   const bool blis_runs = cpu().find("blis")->can_run(problem()).ok;
   EXPECT_EQ(*xsmm == "none", !xsmm_runs) << *xsmm;
   EXPECT_EQ(*blis == "none", !blis_runs) << *blis;
-  if (hidden("GEMMROUTE_LIBXSMM")) EXPECT_EQ(*xsmm, "none");
-  if (hidden("GEMMROUTE_BLIS")) EXPECT_EQ(*blis, "none");
-  if (xsmm_runs) EXPECT_EQ(xsmm->rfind("1.", 0), 0u) << "a version first: " << *xsmm;
-  if (blis_runs) EXPECT_EQ(blis->rfind("0.", 0), 0u) << "a version first: " << *blis;
+  if (hidden("GEMMROUTE_LIBXSMM")) {
+    EXPECT_EQ(*xsmm, "none");
+  }
+  if (hidden("GEMMROUTE_BLIS")) {
+    EXPECT_EQ(*blis, "none");
+  }
+  if (xsmm_runs) {
+    EXPECT_EQ(xsmm->rfind("1.", 0), 0u) << "a version first: " << *xsmm;
+  }
+  if (blis_runs) {
+    EXPECT_EQ(blis->rfind("0.", 0), 0u) << "a version first: " << *blis;
+  }
 }
 
 TEST(CpuLibraries, AMissingLibraryIsNotFound) {
@@ -109,7 +117,9 @@ TEST(CpuLibraries, EntriesOfThisMachinesLibrariesRunWhereTheLibraryDoes) {
   const bool xsmm = *cpu().fingerprint().get("libxsmm") != "none";
   const bool blis = *cpu().fingerprint().get("blis") != "none";
   EXPECT_EQ(s.candidate->spelling(), xsmm ? "libxsmm" : blis ? "blis" : "cpu.small");
-  if (!xsmm) EXPECT_EQ(trace.steps.at(0).reason, "library not found (LIBXSMM)");
+  if (!xsmm) {
+    EXPECT_EQ(trace.steps.at(0).reason, "library not found (LIBXSMM)");
+  }
 }
 
 }  // namespace

@@ -1,0 +1,108 @@
+// The CUDA backend: its vocabulary in tie-break order, its fingerprint, its last resorts and
+// its execution resources.
+//
+// Tie-break order: cublas, the cuda.small family, cuda.reg, cuda.wide, cuda.tiled, cuda.direct. The vendor comes
+// first, so a native kernel displaces it only when measured faster by more than the margin.
+#include "cuda/backend.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cuda/candidates.hpp"
+#include "cuda/check.hpp"
+#include "cuda/exec.hpp"
+#include "gemmroute/error.hpp"
+
+namespace gemmroute::cuda {
+namespace {
+
+std::string version_string(int v) {  // 12040 -> "12.4"
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+class CudaBackend final : public Backend {
+ public:
+  // index < 0: the vocabulary alone (no device).
+  explicit CudaBackend(int index) : index_(index) {
+    candidates_.push_back(&cublas_candidate());
+    for (const Candidate* c : small_candidates()) candidates_.push_back(c);
+    candidates_.push_back(&reg_candidate());
+    candidates_.push_back(&wide_candidate());
+    candidates_.push_back(&tiled_candidate());
+    candidates_.push_back(&direct_candidate());
+    fingerprint_.set("backend", "cuda");
+    if (index < 0) return;
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties");
+    int driver = 0, runtime = 0;
+    check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+    check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
+    int major = 0, minor = 0, patch = 0;
+    check(cublasGetProperty(MAJOR_VERSION, &major), "cublasGetProperty");
+    check(cublasGetProperty(MINOR_VERSION, &minor), "cublasGetProperty");
+    check(cublasGetProperty(PATCH_LEVEL, &patch), "cublasGetProperty");
+    const std::size_t lt = cublasLtGetVersion();
+    fingerprint_.set("device", prop.name);
+    fingerprint_.set("arch", "sm_" + std::to_string(prop.major) + std::to_string(prop.minor));
+    fingerprint_.set("sms", std::to_string(prop.multiProcessorCount));
+    fingerprint_.set("memory", std::to_string(prop.totalGlobalMem >> 20) + " MiB");
+    fingerprint_.set("l2", std::to_string(prop.l2CacheSize >> 10) + " KiB");
+    fingerprint_.set("driver", "CUDA " + version_string(driver));
+    fingerprint_.set("runtime", "CUDA " + version_string(runtime));
+    fingerprint_.set("cublas", std::to_string(major) + "." + std::to_string(minor) + "." +
+                                   std::to_string(patch));
+    fingerprint_.set("cublaslt", std::to_string(lt / 10000) + "." +
+                                     std::to_string((lt / 100) % 100) + "." +
+                                     std::to_string(lt % 100));
+  }
+  BackendKind kind() const override { return BackendKind::cuda; }
+  std::string_view name() const override { return "cuda"; }
+  const Fingerprint& fingerprint() const override { return fingerprint_; }
+  std::span<const Candidate* const> candidates() const override { return candidates_; }
+  const Candidate& last_resort_native() const override { return direct_candidate(); }
+  const Candidate& last_resort_vendor() const override { return cublas_candidate(); }
+  // Native kernels and cuBLAS run on any GPU this build runs on; cuBLASLt algorithm records
+  // hold only for the cuBLASLt version they were measured with.
+  bool depends_on(const Candidate& c, std::string_view field) const override {
+    return field == "cublaslt" && c.spelling().starts_with("lt:");
+  }
+  bool host_memory() const override { return false; }
+  std::unique_ptr<Exec> make_exec(void* stream) const override {
+    if (index_ < 0) {
+      throw Error(Errc::unsupported, "device", "the CUDA vocabulary alone runs nothing");
+    }
+    return std::make_unique<CudaExec>(index_, static_cast<cudaStream_t>(stream));
+  }
+
+ private:
+  int index_;
+  Fingerprint fingerprint_;
+  std::vector<const Candidate*> candidates_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_vocabulary() {
+  return std::make_unique<CudaBackend>(-1);
+}
+
+std::unique_ptr<Backend> make_backend(Device device) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();  // clear it: the process may still use the CPU
+    throw Error(Errc::unsupported, "device",
+                std::string("no CUDA device: cudaGetDeviceCount failed: ") +
+                    cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
+  }
+  if (count == 0) throw Error(Errc::unsupported, "device", "no CUDA device: none is visible");
+  if (device.index < 0 || device.index >= count) {
+    throw Error(Errc::unsupported, "device",
+                "no CUDA device " + std::to_string(device.index) + ": " + std::to_string(count) +
+                    " visible (cuda:0 to cuda:" + std::to_string(count - 1) + ")");
+  }
+  return std::make_unique<CudaBackend>(device.index);
+}
+
+}  // namespace gemmroute::cuda

@@ -1,0 +1,19 @@
+// The CUDA backend's candidates, one function per family; backend.cpp orders them.
+#pragma once
+
+#include <span>
+
+#include "core/candidate.hpp"
+
+namespace gemmroute::cuda {
+
+const Candidate& direct_candidate();  // cuda.direct: one thread per element of C, the last resort
+const Candidate& tiled_candidate();   // cuda.tiled: 16 x 16 shared-memory tiles
+const Candidate& cublas_candidate();  // cublas: cuBLAS's batched GEMMs, the vendor
+const Candidate& reg_candidate();     // cuda.reg: 128 x 128 x 8 register tiles, f32
+const Candidate& wide_candidate();    // cuda.wide: 64 x 64 x 8 register tiles, f64 c32 c64
+
+// cuda.small:s=..:t=..: the small-matrix family, every instantiated configuration.
+std::span<const Candidate* const> small_candidates();
+
+}  // namespace gemmroute::cuda

@@ -1,0 +1,62 @@
+#include "cuda/exec.hpp"
+
+#include "cuda/check.hpp"
+
+namespace gemmroute::cuda {
+
+CudaExec::CudaExec(int device, cudaStream_t caller_stream) : device_(device) {
+  DeviceGuard guard(device);
+  try {
+    if (caller_stream) {
+      stream_ = caller_stream;
+    } else {
+      // A blocking stream: it is ordered with the legacy default stream, as cuBLAS's default
+      // stream is, so a caller's plain cudaMemcpy before a call lands before the call reads.
+      check(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault), "cudaStreamCreate");
+      own_stream_ = true;
+    }
+    check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device),
+          "cudaDeviceGetAttribute(MultiProcessorCount)");
+    int smem = 0;
+    check(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+          "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
+    max_smem_ = static_cast<std::size_t>(smem);
+    check(cudaMalloc(&workspace_, kWorkspaceBytes + kCublasWorkspaceBytes),
+          "cudaMalloc(workspace)");
+    check(cublasCreate(&blas_), "cublasCreate");
+    check(cublasSetStream(blas_, stream_), "cublasSetStream");
+    check(cublasSetWorkspace(blas_, static_cast<char*>(workspace_) + kWorkspaceBytes,
+                             kCublasWorkspaceBytes),
+          "cublasSetWorkspace");
+    // Host pointers for alpha and beta; exact FP32 and FP64 arithmetic unless a call asks for
+    // less (TF32 is opt-in).
+    check(cublasSetPointerMode(blas_, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+    check(cublasSetMathMode(blas_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+    check(cublasLtCreate(&lt_), "cublasLtCreate");
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+CudaExec::~CudaExec() {
+  release();
+}
+
+void CudaExec::release() noexcept {
+  int previous = -1;
+  if (cudaGetDevice(&previous) != cudaSuccess) previous = -1;
+  if (previous != device_) cudaSetDevice(device_);
+  if (stream_) cudaStreamSynchronize(stream_);
+  if (lt_) cublasLtDestroy(lt_);
+  if (blas_) cublasDestroy(blas_);
+  if (workspace_) cudaFree(workspace_);
+  if (own_stream_ && stream_) cudaStreamDestroy(stream_);
+  lt_ = nullptr;
+  blas_ = nullptr;
+  workspace_ = nullptr;
+  stream_ = nullptr;
+  if (previous >= 0 && previous != device_) cudaSetDevice(previous);
+}
+
+}  // namespace gemmroute::cuda

@@ -1,0 +1,85 @@
+// What every native CUDA kernel shares: the batch's operands and scalars as plain values
+// passed by argument (Args<T>), built once per launch from the validated Problem, and the
+// element accessors for the three forms. Included by the kernel files only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/problem.hpp"
+#include "cuda/scalar.cuh"
+
+namespace gemmroute::cuda {
+
+// One operand of the batch: item i at base + i * stride, or array[i] (device memory).
+template <class T>
+struct Matrices {
+  T* base;
+  T* const* array;
+  std::int64_t ld;
+  std::int64_t stride;
+
+  __device__ T* item(std::int64_t i) const { return array ? array[i] : base + i * stride; }
+};
+
+// A batch as kernels see it. Forms: 0 N, 1 T, 2 C (conjugate transpose; real C is folded).
+template <class T>
+struct Args {
+  std::int64_t m, n, k, batch;
+  T alpha, beta;
+  bool beta_zero;
+  std::int8_t ta, tb;
+  Matrices<const T> a, b;
+  Matrices<T> c;
+};
+
+template <class T>
+Args<T> make_args(const Problem& p) {
+  auto operand = [](const Operand& o) {
+    return Matrices<const T>{static_cast<const T*>(o.base),
+                             reinterpret_cast<const T* const*>(o.array), o.ld, o.stride};
+  };
+  Args<T> a{};
+  a.m = p.m;
+  a.n = p.n;
+  a.k = p.k;
+  a.batch = p.batch;
+  a.alpha = from_host<T>(p.alpha);
+  a.beta = from_host<T>(p.beta);
+  a.beta_zero = Ops<T>::is_zero(a.beta);
+  a.ta = static_cast<std::int8_t>(p.ta);
+  a.tb = static_cast<std::int8_t>(p.tb);
+  a.a = operand(p.a);
+  a.b = operand(p.b);
+  a.c = Matrices<T>{static_cast<T*>(const_cast<void*>(p.c.base)),
+                    reinterpret_cast<T* const*>(const_cast<void* const*>(p.c.array)), p.c.ld,
+                    p.c.stride};
+  return a;
+}
+
+// op(X)(r, c) of a matrix stored column-major with leading dimension ld.
+template <class T>
+__device__ __forceinline__ T op_elem(const T* x, std::int64_t ld, int form, std::int64_t r,
+                                     std::int64_t c) {
+  if (form == 0) return x[r + c * ld];
+  const T v = x[c + r * ld];
+  return form == 2 ? Ops<T>::conj(v) : v;
+}
+
+// alpha * acc + beta * c, reading c only when beta != 0 (the BLAS rule).
+template <class T>
+__device__ __forceinline__ void update(T* c, T acc, const Args<T>& p) {
+  const T ab = Ops<T>::mul(p.alpha, acc);
+  *c = p.beta_zero ? ab : Ops<T>::fma(p.beta, *c, ab);
+}
+
+// Grid extents: CUDA caps y and z at 65535; kernels loop over what a grid does not cover.
+inline unsigned grid_dim(std::int64_t want, std::int64_t cap) {
+  return static_cast<unsigned>(std::clamp<std::int64_t>(want, 1, cap));
+}
+inline constexpr std::int64_t kGridYZ = 65535;
+inline constexpr std::int64_t kGridX = 2147483647;
+
+}  // namespace gemmroute::cuda

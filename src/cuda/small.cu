@@ -1,0 +1,429 @@
+// cuda.small:s=S:t=T: batches of small matrices, max(m, n, k) <= S, every scalar and form.
+// Such batches are memory-bound (a 4 x 4 f32 item is 192 bytes for 128 flops), so the kernel is
+// built around moving bytes at full bandwidth, not around the arithmetic:
+//
+// - A thread block of 256 threads owns as many whole items as its threads cover: each thread
+//   computes a T x T register tile of one item's C, so an m x n item takes ceil(m/T) ceil(n/T)
+//   threads, and a block takes 256 over that many items (fewer where shared memory runs out).
+//   Sizes below S thus pack more items per block instead of idling threads.
+// - The block's op(A) and op(B) are staged in shared memory once; every product reads them
+//   from there. When an operand is packed (items contiguous, ld == rows), the block's items are
+//   one contiguous range of global memory, copied with 16-byte loads (a scalar head up to the
+//   first 16-byte boundary, so unaligned and odd-sized ranges are vectorised too); otherwise
+//   element by element, still coalesced along the stored columns. Conjugation is applied while
+//   staging.
+// - Shared memory holds op(A) as m x k (i fastest) and op(B) as n x k (j fastest), so the
+//   compute loop reads both without bank conflicts whatever the form. Where staging transposes
+//   (A stored T or C, B stored N), the staged leading dimension is made odd, so the scattered
+//   stores do not pile onto one bank either.
+// - With small tiles (T <= 2) each thread fetches its C elements (when beta != 0) before the
+//   staging loads, so all of a block's loads are in flight together; C is written straight
+//   from registers (consecutive threads hold consecutive rows: coalesced).
+//
+// Sizes are runtime values up to S; k is a loop count; threads past m or n compute on clamped
+// rows and store nothing. Instantiations: one kernel per entry of kConfigs and scalar it lists
+// (30 in all); which one runs is the table's business.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "core/dispatch.hpp"
+#include "cuda/candidates.hpp"
+#include "cuda/check.hpp"
+#include "cuda/exec.hpp"
+#include "cuda/kernel.cuh"
+#include "cuda/scale.hpp"
+
+namespace gemmroute::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+// Scalars a configuration is instantiated for (an 8 x 8 tile of c64 would not fit registers).
+enum ScalarMask : unsigned { kF32 = 1, kF64 = 2, kC32 = 4, kC64 = 8, kAll = 15 };
+
+// One configuration: the bound on max(m, n, k) and the register tile.
+struct SmallConfig {
+  int s, t;
+  unsigned scalars;
+};
+
+constexpr std::array<SmallConfig, 8> kConfigs = {{
+    {4, 1, kAll},
+    {4, 2, kAll},
+    {8, 2, kAll},
+    {16, 2, kAll},
+    {16, 4, kAll},
+    {32, 4, kAll},
+    {64, 4, kAll},
+    {64, 8, kF32 | kF64},
+}};
+
+constexpr unsigned mask_of(Scalar s) {
+  return s == Scalar::f32 ? kF32 : s == Scalar::f64 ? kF64 : s == Scalar::c32 ? kC32 : kC64;
+}
+
+// Shared memory a block may take for its items; one item may take more, up to the device's
+// limit (checked in can_run).
+constexpr std::size_t kBlockSharedBytes = 96 * 1024;
+
+// floor(x / d) by a multiply, magic = ceil(2^32 / d) = (2^32 + r) / d with r < d: the error
+// x r / (d 2^32) stays below 1/d, so the quotient is exact for x < 2^32 / d (here x, d < 2^17).
+struct Divisor {
+  std::uint64_t magic;
+  std::uint32_t d;
+  __host__ __device__ static Divisor of(std::uint32_t d) {
+    return {((std::uint64_t{1} << 32) + d - 1) / d, d};
+  }
+  __device__ std::uint32_t div(std::uint32_t x) const {
+    return static_cast<std::uint32_t>((x * magic) >> 32);
+  }
+};
+
+template <class T>
+__device__ __forceinline__ T maybe_conj(T v, bool conj) {
+  return conj ? Ops<T>::conj(v) : v;
+}
+
+// 16 bytes of T, for vector loads.
+template <class T>
+struct alignas(16) Vec {
+  T v[16 / sizeof(T)];
+};
+
+// One operand's staging: op(X) of the block's items goes into shared memory in the compute
+// layout. Element (r, c) of an item as stored (rows x cols) lands at r + c * rows, or, where the
+// stored matrix is the transpose of the compute layout (`to_op`), at c + r * ld_s (ld_s odd).
+template <class T>
+struct Staging {
+  const T* base;          // strided items, or null (pointer arrays)
+  const T* const* array;  // pointer arrays, or null
+  std::int64_t ld, stride;
+  std::uint32_t rows, cols;   // as stored
+  std::uint32_t ld_s;         // staged leading dimension (op rows, odd where transposing)
+  std::uint32_t region;       // staged elements per item: ld_s * k
+  Divisor per_item, by_rows;  // rows * cols, rows
+  bool packed;                // items contiguous with ld == rows: one range per block
+  bool conj;
+  bool to_op;
+};
+
+template <class T>
+__device__ __forceinline__ void store_staged(T* dst, const Staging<T>& s, std::uint32_t e, T v) {
+  // e indexes the block's range as stored: item, then column-major within the item.
+  if (!s.to_op) {
+    dst[e] = maybe_conj(v, s.conj);  // region == rows * cols: the layouts agree
+    return;
+  }
+  const std::uint32_t item = s.per_item.div(e);
+  const std::uint32_t local = e - item * s.per_item.d;
+  const std::uint32_t c = s.by_rows.div(local);
+  const std::uint32_t r = local - c * s.by_rows.d;
+  dst[item * s.region + c + r * s.ld_s] = maybe_conj(v, s.conj);
+}
+
+// Copies the block's `items` items of one operand into shared memory. Loads are issued four
+// vectors at a time before their stores, so each thread has several in flight.
+template <class T>
+__device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items) {
+  const std::uint32_t per = s.per_item.d;
+  const std::uint32_t total = per * static_cast<std::uint32_t>(items);
+  const std::uint32_t tid = threadIdx.x, nt = blockDim.x;
+  if (s.packed) {
+    const T* src = s.base + item0 * s.stride;
+    constexpr std::uint32_t V = 16 / sizeof(T);
+    const auto addr = reinterpret_cast<std::uintptr_t>(src);
+    // A head of scalars up to the first 16-byte boundary, 16-byte vectors, a tail of scalars.
+    // Starts that are not a whole number of elements past a boundary (c64 at 8 bytes) take the
+    // element path below.
+    if ((addr % 16) % sizeof(T) == 0) {
+      const auto phase = static_cast<std::uint32_t>((addr % 16) / sizeof(T));
+      const std::uint32_t head = (V - phase) % V;
+      const std::uint32_t h = head < total ? head : total;
+      for (std::uint32_t e = tid; e < h; e += nt) store_staged(dst, s, e, src[e]);
+      const std::uint32_t vecs = (total - h) / V;
+      const Vec<T>* vsrc = reinterpret_cast<const Vec<T>*>(src + h);
+      for (std::uint32_t w0 = tid; w0 < vecs; w0 += 4 * nt) {
+        Vec<T> x[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          if (w0 + u * nt < vecs) x[u] = vsrc[w0 + u * nt];
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const std::uint32_t w = w0 + u * nt;
+          if (w >= vecs) break;
+#pragma unroll
+          for (std::uint32_t l = 0; l < V; ++l) store_staged(dst, s, h + w * V + l, x[u].v[l]);
+        }
+      }
+      for (std::uint32_t e = h + vecs * V + tid; e < total; e += nt) {
+        store_staged(dst, s, e, src[e]);
+      }
+      return;
+    }
+  }
+  // Element by element: item, then column-major within the item; coalesced along columns.
+  for (std::uint32_t e = tid; e < total; e += nt) {
+    const std::uint32_t item = s.per_item.div(e);
+    const std::uint32_t local = e - item * per;
+    const std::uint32_t c = s.by_rows.div(local);
+    const std::uint32_t r = local - c * s.rows;
+    const T* x = s.array ? s.array[item0 + item] : s.base + (item0 + item) * s.stride;
+    store_staged(dst, s, e, x[r + static_cast<std::int64_t>(c) * s.ld]);
+  }
+}
+
+template <class T>
+struct SmallArgs {
+  Args<T> p;
+  Staging<T> a, b;
+  int items;           // per block
+  int side_i, side_j;  // threads per item along i and j: ceil(m / T), ceil(n / T)
+};
+
+// Two blocks per multiprocessor at least (128 registers a thread) where the tile allows it.
+template <class T, int TILE>
+constexpr int kMinBlocks = TILE <= 4 && sizeof(T) <= 8 ? 2 : 1;
+
+template <class T, int S, int TILE>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>) small_kernel(SmallArgs<T> args) {
+  extern __shared__ unsigned char smem_raw[];
+  const Args<T>& p = args.p;
+  const Staging<T>& sa = args.a;
+  const Staging<T>& sb = args.b;
+  T* const as = reinterpret_cast<T*>(smem_raw);
+  T* const bs = as + static_cast<std::size_t>(args.items) * sa.region;
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
+  const int per = args.side_i * args.side_j;  // threads per item
+  const int slot = static_cast<int>(threadIdx.x) / per;
+  const int ti = (static_cast<int>(threadIdx.x) % per) % args.side_i;
+  const int tj = (static_cast<int>(threadIdx.x) % per) / args.side_i;
+  const int lda_s = static_cast<int>(sa.ld_s), ldb_s = static_cast<int>(sb.ld_s);
+  constexpr bool kPrefetchC = TILE <= 2;
+
+  const std::int64_t groups = (p.batch + args.items - 1) / args.items;
+  for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
+    const std::int64_t item0 = g * args.items;
+    const int items = static_cast<int>(p.batch - item0 < args.items ? p.batch - item0 : args.items);
+    const bool mine = slot < items;
+    T* const c = mine ? p.c.item(item0 + slot) : nullptr;
+    T cprev[TILE][TILE];
+    if constexpr (kPrefetchC) {
+      if (mine && !p.beta_zero) {
+#pragma unroll
+        for (int v = 0; v < TILE; ++v) {
+#pragma unroll
+          for (int u = 0; u < TILE; ++u) {
+            const int i = ti + u * args.side_i, j = tj + v * args.side_j;
+            cprev[u][v] =
+                (i < m && j < n) ? c[i + static_cast<std::int64_t>(j) * p.c.ld] : Ops<T>::zero();
+          }
+        }
+      }
+    }
+    stage(as, sa, item0, items);
+    stage(bs, sb, item0, items);
+    __syncthreads();
+    if (mine) {
+      const T* a = as + slot * sa.region;
+      const T* b = bs + slot * sb.region;
+      int ia[TILE], jb[TILE];
+#pragma unroll
+      for (int u = 0; u < TILE; ++u) {
+        const int i = ti + u * args.side_i, j = tj + u * args.side_j;
+        ia[u] = i < m ? i : m - 1;  // clamped: reads stay inside the item
+        jb[u] = j < n ? j : n - 1;
+      }
+      T acc[TILE][TILE];
+#pragma unroll
+      for (int u = 0; u < TILE; ++u)
+#pragma unroll
+        for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::zero();
+#pragma unroll 4
+      for (int q = 0; q < k; ++q) {
+        T x[TILE], y[TILE];
+#pragma unroll
+        for (int u = 0; u < TILE; ++u) x[u] = a[ia[u] + q * lda_s];
+#pragma unroll
+        for (int v = 0; v < TILE; ++v) y[v] = b[jb[v] + q * ldb_s];
+#pragma unroll
+        for (int u = 0; u < TILE; ++u)
+#pragma unroll
+          for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
+      }
+#pragma unroll
+      for (int v = 0; v < TILE; ++v) {
+        const int j = tj + v * args.side_j;
+        if (j >= n) continue;
+#pragma unroll
+        for (int u = 0; u < TILE; ++u) {
+          const int i = ti + u * args.side_i;
+          if (i >= m) continue;
+          T* out = c + i + static_cast<std::int64_t>(j) * p.c.ld;
+          const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
+          if (p.beta_zero) {
+            *out = ab;
+          } else if constexpr (kPrefetchC) {
+            *out = Ops<T>::fma(p.beta, cprev[u][v], ab);
+          } else {
+            *out = Ops<T>::fma(p.beta, *out, ab);
+          }
+        }
+      }
+    }
+    __syncthreads();  // the next group overwrites the staged operands
+  }
+}
+
+// Whether one operand's items form one contiguous range with ld == rows (16-byte alignment is
+// not needed: staging handles any element-aligned start).
+bool packed(const Operand& o, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
+  if (o.array) return false;
+  const std::int64_t r = rows < 1 ? 1 : rows;
+  return o.ld == r && (batch == 1 || o.stride == r * cols);
+}
+
+// op(A) is m x k, staged as i + q * lda_s: stored N (m x k) as is, stored T or C (k x m)
+// transposed. op(B) is staged as j + q * ldb_s: stored N (k x n) transposed, stored T or C
+// (n x k) as is. A transposing stage gets an odd leading dimension.
+template <class T>
+Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op, bool transpose,
+                   std::int64_t op_rows, std::int64_t k, std::int64_t batch) {
+  const auto r = static_cast<std::uint32_t>(rows), c = static_cast<std::uint32_t>(cols);
+  const auto ld_s = static_cast<std::uint32_t>(transpose ? op_rows | 1 : op_rows);
+  return Staging<T>{static_cast<const T*>(o.base),
+                    reinterpret_cast<const T* const*>(o.array),
+                    o.ld,
+                    o.stride,
+                    r,
+                    c,
+                    ld_s,
+                    ld_s * static_cast<std::uint32_t>(k),
+                    Divisor::of(r * c),
+                    Divisor::of(r),
+                    packed(o, rows, cols, batch),
+                    op == Op::C,
+                    transpose};
+}
+
+// How a launch packs items: threads per item along each side, items per block, shared bytes.
+struct Packing {
+  int side_i, side_j, items;
+  std::size_t shared;
+};
+
+template <class T>
+Packing packing(const Problem& p, int tile) {
+  Packing k{};
+  k.side_i = static_cast<int>((p.m + tile - 1) / tile);
+  k.side_j = static_cast<int>((p.n + tile - 1) / tile);
+  const std::size_t region = (static_cast<std::size_t>(p.m | 1) + (p.n | 1)) * p.k * sizeof(T);
+  std::size_t items = kThreads / (k.side_i * k.side_j);
+  const std::size_t fit = region ? kBlockSharedBytes / region : items;
+  if (items > fit) items = fit > 0 ? fit : 1;
+  if (items > static_cast<std::size_t>(p.batch)) items = static_cast<std::size_t>(p.batch);
+  k.items = static_cast<int>(items);
+  k.shared = items * region;
+  return k;
+}
+
+template <class T, int S, int TILE>
+void launch_small(const Problem& p, const CudaExec& exec) {
+  const Packing pk = packing<T>(p, TILE);
+  SmallArgs<T> args{make_args<T>(p),
+                    staging<T>(p.a, p.rows_a(), p.cols_a(), p.ta, p.ta != Op::N, p.m, p.k, p.batch),
+                    staging<T>(p.b, p.rows_b(), p.cols_b(), p.tb, p.tb == Op::N, p.n, p.k, p.batch),
+                    pk.items,
+                    pk.side_i,
+                    pk.side_j};
+  auto kernel = small_kernel<T, S, TILE>;
+  if (pk.shared > 48 * 1024) {
+    // Raising the limit is per kernel; it is idempotent, so no flag is kept.
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(pk.shared)),
+          "cudaFuncSetAttribute(small_kernel)");
+  }
+  const std::int64_t groups = (p.batch + pk.items - 1) / pk.items;
+  kernel<<<grid_dim(groups, kGridX), kThreads, pk.shared, exec.cuda_stream()>>>(args);
+  check_launch("small_kernel");
+}
+
+using Launcher = void (*)(const Problem&, const CudaExec&);
+
+template <std::size_t I>
+void launch_config(const Problem& p, const CudaExec& exec) {
+  dispatch(p.dtype, [&]<class H>() {
+    if constexpr ((kConfigs[I].scalars & mask_of(scalar_of_v<H>)) != 0) {
+      launch_small<device_t<H>, kConfigs[I].s, kConfigs[I].t>(p, exec);
+    }
+  });
+}
+
+template <std::size_t I>
+constexpr Launcher launcher_of() {
+  return &launch_config<I>;
+}
+
+template <std::size_t... I>
+constexpr std::array<Launcher, kConfigs.size()> launchers(std::index_sequence<I...>) {
+  return {launcher_of<I>()...};
+}
+
+constexpr auto kLaunchers = launchers(std::make_index_sequence<kConfigs.size()>());
+
+class Small final : public Candidate {
+ public:
+  explicit Small(std::size_t index)
+      : config_(kConfigs[index]),
+        launch_(kLaunchers[index]),
+        spelling_("cuda.small:s=" + std::to_string(config_.s) + ":t=" + std::to_string(config_.t)) {
+  }
+  std::string_view spelling() const override { return spelling_; }
+  Provider provider() const override { return Provider::native; }
+  Verdict can_run(const Problem& p) const override {
+    if ((config_.scalars & mask_of(p.dtype)) == 0) {
+      return Verdict::no("this configuration is not instantiated for the scalar");
+    }
+    if (p.m > config_.s || p.n > config_.s || p.k > config_.s) {
+      return Verdict::no("max(m, n, k) is over this configuration's size bound s");
+    }
+    const std::size_t shared =
+        dispatch(p.dtype, [&]<class H>() { return packing<device_t<H>>(p, config_.t).shared; });
+    if (shared > kMaxShared) return Verdict::no("needs more shared memory than a block can have");
+    return Verdict::yes();
+  }
+  void launch(const Problem& p, const Exec& e) const override {
+    require_runnable(*this, p, e);
+    const CudaExec& exec = cuda_exec(e);
+    if (quick_path(p, exec)) return;
+    launch_(p, exec);
+  }
+
+ private:
+  // Hopper's opt-in limit per block (227 KiB).
+  static constexpr std::size_t kMaxShared = 227 * 1024;
+  SmallConfig config_;
+  Launcher launch_;
+  std::string spelling_;
+};
+
+template <std::size_t... I>
+std::array<Small, kConfigs.size()> make_all(std::index_sequence<I...>) {
+  return {Small(I)...};
+}
+
+}  // namespace
+
+std::span<const Candidate* const> small_candidates() {
+  static const auto all = make_all(std::make_index_sequence<kConfigs.size()>());
+  static const auto pointers = [] {
+    std::array<const Candidate*, kConfigs.size()> out{};
+    for (std::size_t i = 0; i < all.size(); ++i) out[i] = &all[i];
+    return out;
+  }();
+  return pointers;
+}
+
+}  // namespace gemmroute::cuda

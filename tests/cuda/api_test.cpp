@@ -1,0 +1,221 @@
+// The public API on a CUDA Context: device pointers (strided and pointer arrays), every
+// candidate pinned and the table's choice, the caller's stream, CUDA graph capture, several
+// host threads on their own Contexts and on one, and the error a machine without a GPU gives.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <random>
+#include <thread>
+
+#include "core/context_state.hpp"
+#include "gemmroute/gemmroute.hpp"
+#include "gpu.hpp"
+#include "reference/reference.hpp"
+
+namespace gemmroute {
+namespace {
+
+// A strided batch in host memory with a device copy; check() compares the device C after the
+// calls against `calls` applications of the reference.
+template <class T>
+struct Batch {
+  std::int64_t m, n, k, batch;
+  std::vector<T> a, b, c0;
+  test::DeviceMemory da, db, dc;
+  T alpha, beta;
+
+  Batch(std::int64_t m_, std::int64_t n_, std::int64_t k_, std::int64_t batch_,
+        std::mt19937_64& rng)
+      : m(m_),
+        n(n_),
+        k(k_),
+        batch(batch_),
+        da(sizeof(T) * m_ * k_ * batch_),
+        db(sizeof(T) * k_ * n_ * batch_),
+        dc(sizeof(T) * m_ * n_ * batch_) {
+    for (std::int64_t i = 0; i < m * k * batch; ++i) a.push_back(test::random_scalar<T>(rng));
+    for (std::int64_t i = 0; i < k * n * batch; ++i) b.push_back(test::random_scalar<T>(rng));
+    for (std::int64_t i = 0; i < m * n * batch; ++i) c0.push_back(test::random_scalar<T>(rng));
+    alpha = test::random_scalar<T>(rng);
+    beta = test::random_scalar<T>(rng);
+    test::cuda_ok(cudaMemcpy(da.ptr, a.data(), da.bytes, cudaMemcpyHostToDevice), "upload");
+    test::cuda_ok(cudaMemcpy(db.ptr, b.data(), db.bytes, cudaMemcpyHostToDevice), "upload");
+    reset();
+  }
+  void reset() {
+    test::cuda_ok(cudaMemcpy(dc.ptr, c0.data(), dc.bytes, cudaMemcpyHostToDevice), "upload");
+    test::cuda_ok(cudaDeviceSynchronize(), "upload");  // lands before any stream's launch
+  }
+  const T* A() const { return static_cast<const T*>(da.ptr); }
+  const T* B() const { return static_cast<const T*>(db.ptr); }
+  T* C() const { return static_cast<T*>(dc.ptr); }
+  void call(Context& ctx, const Options& o = {}) const {
+    gemm<T>(ctx, Op::N, Op::N, m, n, k, alpha, A(), m, m * k, B(), k, k * n, beta, C(), m, m * n,
+            batch, o);
+  }
+  bool unchanged() const {
+    std::vector<T> got(c0.size());
+    test::cuda_ok(cudaMemcpy(got.data(), dc.ptr, dc.bytes, cudaMemcpyDeviceToHost), "download");
+    return test::same_bytes(got, c0);
+  }
+  // The device C equals `calls` successive applications of the reference to C0.
+  std::string check(int calls = 1) const {
+    std::vector<T> got(c0.size()), want = c0;
+    test::cuda_ok(cudaMemcpy(got.data(), dc.ptr, dc.bytes, cudaMemcpyDeviceToHost), "download");
+    Problem p;
+    p.dtype = scalar_of_v<T>;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.batch = batch;
+    p.alpha = std::complex<double>(alpha);
+    p.beta = std::complex<double>(beta);
+    p.a = {a.data(), nullptr, m, m * k};
+    p.b = {b.data(), nullptr, k, k * n};
+    for (int i = 1; i < calls; ++i) {
+      p.c = {want.data(), nullptr, m, m * n};
+      reference::reference_gemm(p);
+    }
+    Problem got_p = p, orig = p;
+    got_p.c = {got.data(), nullptr, m, m * n};
+    orig.c = {want.data(), nullptr, m, m * n};
+    auto r = reference::check_against_reference(got_p, orig);
+    return r.ok ? "" : r.message;
+  }
+};
+
+TEST(CudaApi, EveryCandidatePinnedAndTheTablesChoice) {
+  GEMMROUTE_REQUIRE_GPU();
+  Context ctx(Device::cuda(0));
+  EXPECT_EQ(ctx.device().kind, BackendKind::cuda);
+  std::mt19937_64 rng(1);
+  const Backend& backend = *detail::Access::state(ctx).backend;
+  for (auto [m, n, k, batch] :
+       {std::tuple{3, 5, 7, 100}, {16, 16, 16, 40}, {33, 17, 64, 3}, {130, 70, 90, 2}}) {
+    Batch<float> f(m, n, k, batch, rng);
+    Batch<std::complex<double>> z(m, n, k, batch, rng);
+    f.call(ctx);
+    z.call(ctx);
+    cudaDeviceSynchronize();
+    EXPECT_EQ(f.check(), "") << "auto " << m;
+    EXPECT_EQ(z.check(), "") << "auto " << m;
+    for (const Candidate* c : backend.candidates()) {
+      Options o;
+      o.pin = std::string(c->spelling());
+      f.reset();
+      try {
+        f.call(ctx, o);
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), Errc::not_runnable) << e.what();
+        continue;  // a pin that cannot run says why, and writes nothing
+      }
+      cudaDeviceSynchronize();
+      EXPECT_EQ(f.check(), "") << c->spelling() << " " << m;
+    }
+  }
+}
+
+TEST(CudaApi, DevicePointerArrays) {
+  GEMMROUTE_REQUIRE_GPU();
+  Context ctx(Device::cuda(0));
+  std::mt19937_64 rng(2);
+  Batch<double> d(9, 11, 13, 50, rng);
+  std::vector<const double*> a, b;
+  std::vector<double*> c;
+  for (std::int64_t i = 0; i < d.batch; ++i) {
+    a.push_back(d.A() + i * d.m * d.k);
+    b.push_back(d.B() + i * d.k * d.n);
+    c.push_back(d.C() + i * d.m * d.n);
+  }
+  test::DeviceMemory pa(a.size() * 8), pb(b.size() * 8), pc(c.size() * 8);
+  cudaMemcpy(pa.ptr, a.data(), pa.bytes, cudaMemcpyHostToDevice);
+  cudaMemcpy(pb.ptr, b.data(), pb.bytes, cudaMemcpyHostToDevice);
+  cudaMemcpy(pc.ptr, c.data(), pc.bytes, cudaMemcpyHostToDevice);
+  gemm<double>(ctx, Op::N, Op::N, d.m, d.n, d.k, d.alpha, static_cast<const double* const*>(pa.ptr),
+               d.m, static_cast<const double* const*>(pb.ptr), d.k, d.beta,
+               static_cast<double* const*>(pc.ptr), d.m, d.batch);
+  cudaDeviceSynchronize();
+  EXPECT_EQ(d.check(), "");
+}
+
+TEST(CudaApi, RunsOnTheCallersStreamAndInsideGraphCapture) {
+  GEMMROUTE_REQUIRE_GPU();
+  cudaStream_t stream = nullptr;
+  test::cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  {
+    Context ctx(Device::cuda(0), stream);
+    EXPECT_EQ(ctx.stream(), stream);
+    std::mt19937_64 rng(3);
+    Batch<float> f(8, 8, 8, 1000, rng);
+    f.call(ctx);
+    test::cuda_ok(cudaStreamSynchronize(stream), "sync");
+    EXPECT_EQ(f.check(), "");
+
+    // Selection and launch inside capture: no synchronisation, allocation or timing there.
+    for (const char* pin : {"", "cublas", "cuda.direct", "cuda.tiled", "cuda.small:s=8:t=2"}) {
+      f.reset();
+      Options o;
+      o.pin = pin;
+      cudaGraph_t graph = nullptr;
+      test::cuda_ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capture");
+      f.call(ctx, o);
+      test::cuda_ok(cudaStreamEndCapture(stream, &graph), "end capture");
+      cudaGraphExec_t exec = nullptr;
+      test::cuda_ok(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+      test::cuda_ok(cudaGraphLaunch(exec, stream), "launch");
+      test::cuda_ok(cudaGraphLaunch(exec, stream), "launch");
+      test::cuda_ok(cudaStreamSynchronize(stream), "sync");
+      EXPECT_EQ(f.check(2), "") << "graph replayed twice, pin '" << pin << "'";
+      cudaGraphExecDestroy(exec);
+      cudaGraphDestroy(graph);
+    }
+  }
+  cudaStreamDestroy(stream);
+}
+
+TEST(CudaApi, ManyHostThreadsOnTheirOwnContextsAndOnOne) {
+  GEMMROUTE_REQUIRE_GPU();
+  Context shared(Device::cuda(0));
+  auto work = [](Context& ctx, int seed, std::string* failure) {
+    std::mt19937_64 rng(seed);
+    for (int r = 0; r < 12; ++r) {
+      const std::int64_t m = 1 + rng() % 40, n = 1 + rng() % 40, k = 1 + rng() % 40;
+      Batch<float> f(m, n, k, 1 + rng() % 300, rng);
+      f.call(ctx);
+      test::cuda_ok(cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream())), "sync");
+      if (std::string why = f.check(); !why.empty()) {
+        *failure = why;
+        return;
+      }
+    }
+  };
+  std::vector<std::string> failures(8);
+  std::vector<std::thread> threads;
+  std::vector<std::unique_ptr<Context>> own;
+  for (int t = 0; t < 4; ++t) own.push_back(std::make_unique<Context>(Device::cuda(0)));
+  for (int t = 0; t < 4; ++t) threads.emplace_back(work, std::ref(*own[t]), t, &failures[t]);
+  for (int t = 4; t < 8; ++t) threads.emplace_back(work, std::ref(shared), t, &failures[t]);
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 8; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
+}
+
+TEST(CudaApi, GroupedBatchesSayTheyAreNotSupportedYet) {
+  GEMMROUTE_REQUIRE_GPU();
+  Context ctx(Device::cuda(0));
+  std::mt19937_64 rng(4);
+  Batch<float> f(4, 4, 4, 1, rng);
+  std::vector<GemmItem> items = {
+      make_item(Op::N, Op::N, 4, 4, 4, 1.0f, f.A(), 4, f.B(), 4, 0.0f, f.C(), 4)};
+  try {
+    gemm_grouped(ctx, items);
+    ADD_FAILURE() << "a grouped call ran on a CUDA Context";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::unsupported) << e.what();
+  }
+  cudaDeviceSynchronize();
+  EXPECT_TRUE(f.unchanged()) << "C was written";
+}
+
+}  // namespace
+}  // namespace gemmroute

@@ -1,0 +1,418 @@
+// Every CUDA candidate x scalar x form x storage against the long-double reference, as the CPU
+// candidates are tested: BLAS edge semantics with NaN and Inf, untouched ld padding and memory
+// past the items, A and B unchanged, determinism, can_run <=> launch; and what only a GPU
+// needs: batches over 65535, batch x stride over 2^31 elements, bases that are only
+// element-aligned. Operands live in device memory; the checks run on the host.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <random>
+#include <set>
+
+#include "core/dispatch.hpp"
+#include "cuda/candidates.hpp"
+#include "gemmroute/error.hpp"
+#include "gpu.hpp"
+#include "reference/reference.hpp"
+
+namespace gemmroute {
+namespace {
+
+using test::Buffer;
+using test::Mirror;
+using test::Storage;
+
+std::vector<Op> forms(Scalar s) {
+  return is_complex(s) ? std::vector<Op>{Op::N, Op::T, Op::C} : std::vector<Op>{Op::N, Op::T};
+}
+
+struct Shape {
+  std::int64_t m, n, k, batch;
+};
+
+// From the kernels' own edges: cuda.tiled's 16 (15, 16, 17, 33), cuda.small's size classes
+// 2, 4, 8, 16, 32, 64 and their neighbours, cuda.wide's 64 x 64 x 8 and cuda.reg's 128 x 128 x 8
+// tiles (one less, equal, one more; k past one slab), ragged and prime shapes.
+const std::vector<Shape> kShapes = {
+    {1, 1, 1, 3},    {2, 2, 2, 5},    {3, 4, 5, 4},    {4, 4, 4, 9},    {5, 3, 2, 3},
+    {7, 8, 9, 3},    {8, 8, 8, 2},    {9, 3, 7, 2},    {15, 16, 17, 2}, {16, 16, 16, 5},
+    {17, 16, 15, 2}, {13, 11, 1, 2},  {31, 32, 33, 2}, {32, 32, 32, 3}, {33, 5, 31, 2},
+    {63, 64, 17, 2}, {64, 64, 64, 2}, {19, 37, 23, 1}, {70, 29, 5, 2},  {100, 90, 130, 1},
+    {65, 63, 9, 2},  {128, 128, 8, 1}, {127, 129, 16, 1}, {129, 130, 7, 1}};
+const std::vector<Shape> kQuickShapes = {{2, 2, 2, 5},    {3, 4, 5, 4},   {9, 3, 7, 2},
+                                         {17, 16, 15, 2}, {33, 5, 31, 2}, {64, 64, 64, 2},
+                                         {129, 130, 7, 1}};
+
+const std::vector<Shape>& shapes() {
+  return test::quick_suite() ? kQuickShapes : kShapes;
+}
+
+struct Outcome {
+  bool ran = false;
+  std::string failure;  // empty when correct
+};
+
+// One launch over fresh operands in device memory: the result against the reference, C's
+// padding and sentinels, A and B unchanged. shift offsets every base by that many elements.
+template <class T>
+Outcome run_case(const Candidate& cand, Op ta, Op tb, const Shape& s, Storage storage, T alpha,
+                 T beta, std::mt19937_64& rng, bool nan_in_c = false, bool nan_in_ab = false,
+                 std::int64_t shift = 0) {
+  const test::Gpu& gpu = test::Gpu::get();
+  Problem p;
+  p.dtype = scalar_of_v<T>;
+  p.ta = ta;
+  p.tb = tb;
+  p.m = s.m;
+  p.n = s.n;
+  p.k = s.k;
+  p.batch = s.batch;
+  p.alpha = std::complex<double>(alpha);
+  p.beta = std::complex<double>(beta);
+  const bool bcast = storage == Storage::broadcast;
+  auto A = test::make_buffer<T>(p.rows_a(), p.cols_a(), s.batch, storage, bcast, rng);
+  auto B = test::make_buffer<T>(p.rows_b(), p.cols_b(), s.batch, storage,
+                                bcast && (s.batch % 2 == 1), rng);
+  auto C = test::make_buffer<T>(s.m, s.n, s.batch, storage, false, rng);
+  if (nan_in_ab) {
+    for (auto* buf : {&A, &B}) {
+      for (std::int64_t i = 0; i < (buf->stride == 0 ? 1 : s.batch); ++i) {
+        for (std::int64_t c = 0; c < buf->cols; ++c) {
+          for (std::int64_t r = 0; r < buf->rows; ++r) {
+            buf->item(i)[r + c * buf->ld] = test::nan_value<T>();
+          }
+        }
+      }
+    }
+  }
+  if (nan_in_c) {
+    for (std::int64_t i = 0; i < s.batch; ++i) {
+      for (std::int64_t c = 0; c < s.n; ++c) {
+        for (std::int64_t r = 0; r < s.m; ++r) {
+          C.item(i)[r + c * C.ld] = (r + c) % 2 ? test::nan_value<T>() : T(INFINITY);
+        }
+      }
+    }
+  }
+  Mirror<T> dA(A, shift), dB(B, shift), dC(C, shift);
+  p.a = dA.operand(storage);
+  p.b = dB.operand(storage);
+  p.c = dC.operand(storage);
+  Outcome out;
+  if (!runnable(cand, p, *gpu.exec).ok) return out;
+  out.ran = true;
+  try {
+    cand.launch(p, *gpu.exec);
+  } catch (const std::exception& e) {
+    out.failure = std::string("launch threw: ") + e.what();
+    return out;
+  }
+  gpu.sync();
+  const auto c0 = C.data;
+  if (!test::same_bytes(dA.download(), A.data) || !test::same_bytes(dB.download(), B.data)) {
+    out.failure = "A or B changed";
+    return out;
+  }
+  C.data = dC.download();
+  for (std::size_t i = 0; i < C.data.size(); ++i) {
+    if (!C.inside(static_cast<std::int64_t>(i)) &&
+        std::memcmp(&C.data[i], &c0[i], sizeof(T)) != 0) {
+      out.failure = "C changed outside its items at offset " + std::to_string(i);
+      return out;
+    }
+  }
+  // With alpha == 0 the reference reads neither A nor B (they hold NaN in that test), and with
+  // beta == 0 not C0: a NaN that leaked into C fails the check.
+  // The reference reads host copies: A, B, the C computed and the C0 it started from.
+  Problem got = p, orig = p;
+  std::vector<const void*> c_items, c0_items;
+  Buffer<T> C0 = C;
+  C0.data = c0;
+  for (std::int64_t i = 0; i < s.batch; ++i) {
+    c_items.push_back(C.item(i));
+    c0_items.push_back(C0.item(i));
+  }
+  got.a = test::operand(A, storage);
+  got.b = test::operand(B, storage);
+  orig.a = got.a;
+  orig.b = got.b;
+  got.c = storage == Storage::pointers ? Operand{nullptr, c_items.data(), C.ld, 0}
+                                       : Operand{C.data.data(), nullptr, C.ld, C.stride};
+  orig.c = storage == Storage::pointers ? Operand{nullptr, c0_items.data(), C.ld, 0}
+                                        : Operand{C0.data.data(), nullptr, C.ld, C.stride};
+  auto check = reference::check_against_reference(got, orig);
+  if (!check.ok) out.failure = check.message;
+  return out;
+}
+
+// One test per candidate, every scalar inside it: one process each, so a machine without a GPU
+// skips them quickly.
+struct Param {
+  std::string spelling;
+};
+
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.spelling;
+}
+
+constexpr Scalar kScalars[] = {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64};
+
+// Every CUDA candidate, known without a GPU (test discovery runs where there is none).
+std::vector<const Candidate*> cuda_candidates() {
+  std::vector<const Candidate*> out = {&cuda::cublas_candidate()};
+  for (const Candidate* c : cuda::small_candidates()) out.push_back(c);
+  out.push_back(&cuda::reg_candidate());
+  out.push_back(&cuda::wide_candidate());
+  out.push_back(&cuda::tiled_candidate());
+  out.push_back(&cuda::direct_candidate());
+  return out;
+}
+
+class CudaCandidateTest : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override { GEMMROUTE_REQUIRE_GPU(); }
+  const Candidate& candidate() const {
+    const Candidate* c = test::Gpu::get().backend->find(GetParam().spelling);
+    EXPECT_NE(c, nullptr) << GetParam().spelling;
+    return *c;
+  }
+};
+
+// Runs f.template operator()<T>() for every scalar type, with the scalar in the trace.
+template <class F>
+void for_scalars(F&& f) {
+  for (Scalar s : kScalars) {
+    SCOPED_TRACE(std::string(to_string(s)));
+    dispatch(s, f);
+  }
+}
+
+TEST_P(CudaCandidateTest, MatchesReferenceInEveryFormAndStorage) {
+  std::mt19937_64 rng(12345);
+  int ran = 0, cases = 0;
+  for_scalars([&]<class T>() {
+    for (Op ta : forms(scalar_of_v<T>)) {
+      for (Op tb : forms(scalar_of_v<T>)) {
+        for (Storage st :
+             {Storage::packed, Storage::padded, Storage::broadcast, Storage::pointers}) {
+          for (const Shape& s : shapes()) {
+            // alpha and beta: random (complex where the scalar is), sometimes 1; every third
+            // packed case starts one element past an aligned base.
+            const T alpha = cases % 5 == 0 ? T(1) : test::random_scalar<T>(rng);
+            const T beta = cases % 7 == 0 ? T(1) : test::random_scalar<T>(rng);
+            const std::int64_t shift = st == Storage::packed && cases % 3 == 0 ? 1 : 0;
+            ++cases;
+            Outcome o =
+                run_case<T>(candidate(), ta, tb, s, st, alpha, beta, rng, false, false, shift);
+            SCOPED_TRACE(std::string(to_string(ta)) + std::string(to_string(tb)) + " " +
+                         test::name(st) + " " + std::to_string(s.m) + "x" + std::to_string(s.n) +
+                         "x" + std::to_string(s.k) + " b" + std::to_string(s.batch) +
+                         (shift ? " shifted" : ""));
+            EXPECT_EQ(o.failure, "");
+            ran += o.ran;
+          }
+        }
+      }
+    }
+  });
+  EXPECT_GT(ran, 0) << "the candidate ran no case";
+}
+
+TEST_P(CudaCandidateTest, BetaZeroNeverReadsC) {
+  std::mt19937_64 rng(7);
+  for_scalars([&]<class T>() {
+    for (Op ta : forms(scalar_of_v<T>)) {
+      for (const Shape& s :
+           {Shape{4, 4, 4, 2}, Shape{16, 9, 5, 3}, Shape{13, 11, 17, 1}, Shape{40, 33, 20, 2}}) {
+        Outcome o = run_case<T>(candidate(), ta, Op::N, s, Storage::padded,
+                                test::random_scalar<T>(rng), T(0), rng, /*nan_in_c=*/true);
+        EXPECT_EQ(o.failure, "") << to_string(ta) << " " << s.m;
+      }
+    }
+  });
+}
+
+TEST_P(CudaCandidateTest, AlphaZeroNeverReadsAOrB) {
+  std::mt19937_64 rng(8);
+  for_scalars([&]<class T>() {
+    for (T beta : {T(0), T(1), test::random_scalar<T>(rng)}) {
+      for (const Shape& s : {Shape{4, 4, 4, 2}, Shape{16, 9, 5, 3}, Shape{13, 11, 17, 1}}) {
+        Outcome o = run_case<T>(candidate(), Op::N, Op::T, s, Storage::padded, T(0), beta, rng,
+                                false, /*nan_in_ab=*/true);
+        EXPECT_EQ(o.failure, "") << s.m;
+      }
+    }
+  });
+}
+
+TEST_P(CudaCandidateTest, KZeroScalesCByBeta) {
+  std::mt19937_64 rng(9);
+  for_scalars([&]<class T>() {
+    for (T beta : {T(0), T(1), test::random_scalar<T>(rng)}) {
+      Outcome o = run_case<T>(candidate(), Op::N, Op::N, Shape{5, 6, 0, 3}, Storage::padded,
+                              test::random_scalar<T>(rng), beta, rng);
+      EXPECT_EQ(o.failure, "");
+    }
+  });
+}
+
+TEST_P(CudaCandidateTest, BatchesOverTheGridLimit) {
+  std::mt19937_64 rng(13);
+  for_scalars([&]<class T>() {
+    for (Storage st : {Storage::packed, Storage::pointers}) {
+      Outcome o = run_case<T>(candidate(), Op::N, Op::N, Shape{2, 3, 2, 70001}, st,
+                              test::random_scalar<T>(rng), test::random_scalar<T>(rng), rng);
+      EXPECT_EQ(o.failure, "") << test::name(st);
+    }
+  });
+}
+
+TEST_P(CudaCandidateTest, SameCallTwiceGivesIdenticalBytes) {
+  const test::Gpu& gpu = test::Gpu::get();
+  for_scalars([&]<class T>() {
+    for (const Shape& s : {Shape{8, 8, 8, 64}, Shape{13, 7, 16, 33}, Shape{40, 40, 40, 3}}) {
+      std::mt19937_64 rng(99);
+      Problem p;
+      p.dtype = scalar_of_v<T>;
+      p.m = s.m;
+      p.n = s.n;
+      p.k = s.k;
+      p.batch = s.batch;
+      p.alpha = std::complex<double>(test::random_scalar<T>(rng));
+      p.beta = std::complex<double>(test::random_scalar<T>(rng));
+      auto A = test::make_buffer<T>(s.m, s.k, s.batch, Storage::packed, false, rng);
+      auto B = test::make_buffer<T>(s.k, s.n, s.batch, Storage::packed, false, rng);
+      auto C = test::make_buffer<T>(s.m, s.n, s.batch, Storage::packed, false, rng);
+      Mirror<T> dA(A), dB(B), dC1(C), dC2(C);
+      p.a = dA.operand(Storage::packed);
+      p.b = dB.operand(Storage::packed);
+      if (!runnable(candidate(), p, *gpu.exec).ok) continue;
+      p.c = dC1.operand(Storage::packed);
+      candidate().launch(p, *gpu.exec);
+      p.c = dC2.operand(Storage::packed);
+      candidate().launch(p, *gpu.exec);
+      gpu.sync();
+      EXPECT_TRUE(test::same_bytes(dC1.download(), dC2.download())) << s.m;
+    }
+  });
+}
+
+// can_run true <=> launch succeeds (and false <=> launch throws not_runnable).
+TEST_P(CudaCandidateTest, CanRunMatchesLaunch) {
+  const test::Gpu& gpu = test::Gpu::get();
+  std::mt19937_64 rng(10);
+  for_scalars([&]<class T>() {
+    for (std::int64_t size : {1, 2, 3, 4, 5, 8, 9, 16, 17, 32, 33, 64, 65}) {
+      Problem p;
+      p.dtype = scalar_of_v<T>;
+      p.m = size;
+      p.n = size + (size > 1);
+      p.k = size;
+      p.batch = 2;
+      p.alpha = 1.0;
+      p.beta = 0.5;
+      auto A = test::make_buffer<T>(p.rows_a(), p.cols_a(), 2, Storage::packed, false, rng);
+      auto B = test::make_buffer<T>(p.rows_b(), p.cols_b(), 2, Storage::packed, false, rng);
+      auto C = test::make_buffer<T>(p.m, p.n, 2, Storage::packed, false, rng);
+      Mirror<T> dA(A), dB(B), dC(C);
+      p.a = dA.operand(Storage::packed);
+      p.b = dB.operand(Storage::packed);
+      p.c = dC.operand(Storage::packed);
+      Verdict v = runnable(candidate(), p, *gpu.exec);
+      if (v.ok) {
+        EXPECT_NO_THROW(candidate().launch(p, *gpu.exec)) << size;
+      } else {
+        EXPECT_STRNE(v.reason, "") << "a refusal must say why";
+        try {
+          candidate().launch(p, *gpu.exec);
+          ADD_FAILURE() << "launch ran a problem can_run refused, size " << size;
+        } catch (const Error& e) {
+          EXPECT_EQ(e.code(), Errc::not_runnable);
+        }
+      }
+      gpu.sync();
+    }
+  });
+}
+
+std::vector<Param> all_params() {
+  std::vector<Param> out;
+  for (const Candidate* c : cuda_candidates()) out.push_back({std::string(c->spelling())});
+  return out;
+}
+
+std::string param_name(const ::testing::TestParamInfo<Param>& info) {
+  std::string s;
+  for (char ch : info.param.spelling) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, CudaCandidateTest, ::testing::ValuesIn(all_params()), param_name);
+
+// C items 2^30 + 7 elements apart: item 2 starts past 2^31 elements (8 GiB in), so any 32-bit
+// offset arithmetic writes the wrong place. A and B are broadcast (stride 0).
+TEST(CudaLarge, BatchTimesStrideOverTwoToThe31Elements) {
+  GEMMROUTE_REQUIRE_GPU();
+  const test::Gpu& gpu = test::Gpu::get();
+  constexpr std::int64_t kStride = (std::int64_t{1} << 30) + 7, kBatch = 3, kN = 3;
+  const std::int64_t extent = (kBatch - 1) * kStride + kN * kN;
+  test::DeviceMemory c(static_cast<std::size_t>(extent) * sizeof(float));
+  std::vector<float> a(kN * kN), b(kN * kN), c0(kN * kN);
+  std::mt19937_64 rng(3);
+  for (auto* v : {&a, &b, &c0}) {
+    for (float& x : *v) x = test::random_scalar<float>(rng);
+  }
+  test::DeviceMemory da(a.size() * sizeof(float)), db(b.size() * sizeof(float));
+  test::cuda_ok(cudaMemcpy(da.ptr, a.data(), a.size() * 4, cudaMemcpyHostToDevice), "upload");
+  test::cuda_ok(cudaMemcpy(db.ptr, b.data(), b.size() * 4, cudaMemcpyHostToDevice), "upload");
+  for (const Candidate* cand : cuda_candidates()) {
+    for (std::int64_t i = 0; i < kBatch; ++i) {
+      test::cuda_ok(cudaMemcpy(static_cast<float*>(c.ptr) + i * kStride, c0.data(), 9 * 4,
+                               cudaMemcpyHostToDevice),
+                    "upload");
+    }
+    Problem p;
+    p.dtype = Scalar::f32;
+    p.m = p.n = p.k = kN;
+    p.batch = kBatch;
+    p.alpha = 1.5;
+    p.beta = -0.5;
+    p.a = {da.ptr, nullptr, kN, 0};
+    p.b = {db.ptr, nullptr, kN, 0};
+    p.c = {c.ptr, nullptr, kN, kStride};
+    if (!runnable(*cand, p, *gpu.exec).ok) continue;
+    cand->launch(p, *gpu.exec);
+    gpu.sync();
+    for (std::int64_t i = 0; i < kBatch; ++i) {
+      std::vector<float> got(9);
+      test::cuda_ok(cudaMemcpy(got.data(), static_cast<float*>(c.ptr) + i * kStride, 9 * 4,
+                               cudaMemcpyDeviceToHost),
+                    "download");
+      Problem hg = p, ho = p;
+      hg.batch = ho.batch = 1;
+      hg.a = ho.a = {a.data(), nullptr, kN, 0};
+      hg.b = ho.b = {b.data(), nullptr, kN, 0};
+      hg.c = {got.data(), nullptr, kN, 0};
+      ho.c = {c0.data(), nullptr, kN, 0};
+      auto check = reference::check_against_reference(hg, ho);
+      EXPECT_TRUE(check.ok) << cand->spelling() << " item " << i << ": " << check.message;
+    }
+  }
+}
+
+TEST(CudaBackend, EveryCandidateIsInTheVocabularyOnce) {
+  GEMMROUTE_REQUIRE_GPU();
+  const Backend& b = *test::Gpu::get().backend;
+  std::set<std::string_view> seen;
+  for (const Candidate* c : b.candidates()) EXPECT_TRUE(seen.insert(c->spelling()).second);
+  EXPECT_EQ(b.find("cuda.direct"), &b.last_resort_native());
+  EXPECT_EQ(b.find("cublas"), &b.last_resort_vendor());
+  EXPECT_EQ(b.last_resort_vendor().provider(), Provider::vendor);
+  EXPECT_EQ(b.candidates().size(), cuda_candidates().size());
+  for (const char* field : {"device", "arch", "sms", "memory", "driver", "runtime", "cublas"}) {
+    EXPECT_NE(b.fingerprint().get(field), nullptr) << field;
+  }
+}
+
+}  // namespace
+}  // namespace gemmroute

@@ -1,0 +1,31 @@
+// What a CUDA build does where no GPU is (CI): a CUDA Context says so with Error(unsupported),
+// and a stream handed to a CPU Context is refused. Runs everywhere (label cuda, not gpu).
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include "gemmroute/gemmroute.hpp"
+#include "gpu.hpp"
+
+namespace gemmroute {
+namespace {
+
+TEST(CudaWithoutGpu, AStreamOnTheCpuIsRefused) {
+  cudaStream_t fake = reinterpret_cast<cudaStream_t>(0x1);
+  EXPECT_THROW(Context(Device::cpu(), fake), Error);
+}
+
+// Where there is no GPU (CI), a CUDA Context says so; where there is one, this has nothing to
+// test.
+TEST(CudaWithoutGpu, AContextSaysThereIsNoDevice) {
+  if (test::gpu_missing().empty()) GTEST_SKIP() << "skipped: a GPU is present";
+  try {
+    Context ctx(Device::cuda(0));
+    ADD_FAILURE() << "a CUDA Context without a GPU";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::unsupported);
+    EXPECT_NE(std::string(e.what()).find("no CUDA device"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gemmroute

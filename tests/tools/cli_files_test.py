@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""The CLI's file handling under hostile use: existing outputs, an output that is an input,
+unwritable folders, special files, bad inputs and bad numbers. Every verb that writes must
+refuse before writing, leave no partial or temporary file behind, and never replace a file it
+did not create unless told to (--force).
+
+usage: cli_files_test.py GEMMROUTE_BINARY SOURCE_DIR
+"""
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+CLI = None
+SOURCE = None
+
+RESULTS_HEADER = """# gemmroute-results 1
+# fingerprint.backend cpu
+# method hand-written
+# spec none
+# tuner test
+dtype,ta,tb,layout,m,n,k,batch,spelling,median_us,spread_pct,repetitions,status,origin,detail
+"""
+OK_ROWS = """f32,N,N,packed,2,2,2,1,openblas,0.5,1.0,7,ok,measured,
+f32,N,N,packed,2,2,2,1,cpu.small,0.2,1.0,7,ok,measured,
+f32,N,N,packed,4,4,4,1,cpu.direct,0.3,1.0,7,ok,measured,
+"""
+TINY_SPEC = """name tiny
+repetitions 7
+min-sample-us 1
+warmup-ms 0
+block a
+  dtype f32
+  m 2 3
+  n =m
+  k =m
+  batch 1
+end
+"""
+QUICK = ["--min-sample-us", "1"]
+
+
+def run(*args, env=None, timeout=120):
+    full_env = dict(os.environ)
+    full_env.pop("GEMMROUTE_TABLE", None)
+    if env:
+        full_env.update(env)
+    p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout,
+                       env=full_env)
+    return p.returncode, p.stdout + p.stderr
+
+
+class Files(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="gemmroute-cli-files-")
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def write(self, name, text):
+        with open(self.path(name), "w") as f:
+            f.write(text)
+        return self.path(name)
+
+    def read(self, name):
+        with open(self.path(name), "rb") as f:
+            return f.read()
+
+    def listing(self):
+        return sorted(os.listdir(self.dir))
+
+    def assert_refused(self, rc, out, *pieces):
+        self.assertNotEqual(rc, 0, out)
+        for piece in pieces:
+            self.assertIn(piece, out)
+
+    # -- table build ---------------------------------------------------------------------------
+
+    def test_build_refuses_an_existing_output_unless_forced(self):
+        csv = self.write("r.csv", RESULTS_HEADER + OK_ROWS)
+        table = self.write("t.table", "precious\n")
+        rc, out = run("table", "build", csv, "--out", table)
+        self.assert_refused(rc, out, "exists; not replaced (--force replaces it)")
+        self.assertEqual(self.read("t.table"), b"precious\n")
+        rc, out = run("table", "build", csv, "--out", table, "--force")
+        self.assertEqual(rc, 0, out)
+        self.assertTrue(self.read("t.table").startswith(b"gemmroute-table 1\n"))
+        self.assertEqual(self.listing(), ["r.csv", "t.table"])
+
+    def test_build_refuses_its_input_as_output_by_identity(self):
+        csv = self.write("r.csv", RESULTS_HEADER + OK_ROWS)
+        os.link(csv, self.path("hard.csv"))
+        os.symlink(csv, self.path("soft.csv"))
+        before = self.read("r.csv")
+        for out_path in (csv, self.path("hard.csv"), self.path("soft.csv"),
+                         os.path.join(self.dir, ".", "r.csv")):
+            rc, out = run("table", "build", csv, "--out", out_path, "--force")
+            self.assert_refused(rc, out, "is the same file as the input")
+            self.assertEqual(self.read("r.csv"), before)
+        self.assertEqual(self.listing(), ["hard.csv", "r.csv", "soft.csv"])
+
+    def test_build_without_ok_rows_writes_nothing(self):
+        csv = self.write("r.csv", RESULTS_HEADER + OK_ROWS.replace(",ok,", ",failed,"))
+        table = self.write("t.table", "precious\n")
+        rc, out = run("table", "build", csv, "--out", table, "--force")
+        self.assert_refused(rc, out, "holds no ok measurement", "was not written")
+        self.assertEqual(self.read("t.table"), b"precious\n")
+        rc, out = run("table", "build", csv, "--out", self.path("new.table"))
+        self.assertNotEqual(rc, 0, out)
+        self.assertEqual(self.listing(), ["r.csv", "t.table"])
+
+    def test_build_into_a_folder_or_an_unwritable_place(self):
+        csv = self.write("r.csv", RESULTS_HEADER + OK_ROWS)
+        sub = os.path.join(self.dir, "folder")
+        os.mkdir(sub)
+        rc, out = run("table", "build", csv, "--out", sub, "--force")
+        self.assert_refused(rc, out, "is a directory")
+        self.assertEqual(self.listing(), ["folder", "r.csv"])
+        self.assertEqual(os.listdir(sub), [])
+        # /proc takes no new files, even from root; a missing folder neither.
+        for target in ("/proc/gemmroute-test.table", self.path("missing/t.table")):
+            rc, out = run("table", "build", csv, "--out", target)
+            self.assert_refused(rc, out, "cannot create a file in")
+        self.assertEqual(self.listing(), ["folder", "r.csv"])
+
+    def test_build_never_replaces_a_special_file(self):
+        csv = self.write("r.csv", RESULTS_HEADER + OK_ROWS)
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        rc, out = run("table", "build", csv, "--out", fifo, "--force")
+        self.assert_refused(rc, out, "is a FIFO; the output must be a regular file")
+        self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode))
+
+    def test_build_reports_bad_results_at_their_own_line_and_column(self):
+        cases = {
+            "f32,N,N,packed,2,2,2,1,cpu.nope,0.5,1.0,7,ok,measured,":
+                (":7:24: unknown spelling 'cpu.nope'", "r.csv"),
+            "f32,C,N,packed,2,2,2,1,openblas,0.5,1.0,7,ok,measured,":
+                (":7:5: C is folded to T for real scalars", "r.csv"),
+            "f32,N,N,packed,2,2,2,1,openblas,1e308,1.0,7,ok,measured,":
+                (":7:33: an ok row's time must be at most 1e12 us", "r.csv"),
+        }
+        for row, (message, name) in cases.items():
+            csv = self.write(name, RESULTS_HEADER + row + "\n")
+            rc, out = run("table", "build", csv, "--out", self.path("t.table"))
+            self.assert_refused(rc, out, csv + message)
+            self.assertNotIn("a bug", out)
+            self.assertNotIn("t.table:", out)
+            self.assertEqual(self.listing(), ["r.csv"])
+
+    def test_special_and_oversized_inputs_are_refused(self):
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        big = self.write("big.csv", RESULTS_HEADER + "#" + "x" * (1 << 20) + "\n")
+        for args, piece in (
+                (["table", "build", "/dev/zero", "--out", self.path("t")],
+                 "not a regular file (a character device)"),
+                (["table", "build", fifo, "--out", self.path("t")], "not a regular file (a FIFO)"),
+                (["table", "build", self.dir, "--out", self.path("t")],
+                 "not a regular file (a directory)"),
+                (["table", "check", "/dev/zero"], "not a regular file (a character device)"),
+                (["table", "check", fifo], "not a regular file (a FIFO)"),
+                (["tune", "--spec", "/dev/zero", "--out", self.path("r.csv")],
+                 "not a regular file (a character device)"),
+                (["bench", "--shapes", fifo, "--out", self.path("b.csv")],
+                 "not a regular file (a FIFO)")):
+            rc, out = run(*args, timeout=20)  # a FIFO must not hang
+            self.assert_refused(rc, out, piece)
+        rc, out = run("explain", "--m", "4", "--n", "4", "--k", "4",
+                      env={"GEMMROUTE_TABLE": "/dev/zero"}, timeout=20)
+        self.assert_refused(rc, out, "/dev/zero:0:0: the table file: not a regular file")
+        rc, out = run("table", "build", big, "--out", self.path("t"),
+                      env={"GEMMROUTE_MAX_INPUT_MB": "1"})
+        self.assert_refused(rc, out, "more than the limit of 1 MiB (GEMMROUTE_MAX_INPUT_MB")
+        self.assertEqual(self.listing(), ["big.csv", "fifo"])
+
+    # -- bench ---------------------------------------------------------------------------------
+
+    def test_bench_output_rules_and_no_shell(self):
+        shapes = self.write("s.txt", "f32 N N 2 2 2 1\n")
+        out_csv = self.write("b.csv", "precious\n")
+        rc, out = run("bench", "--shapes", shapes, "--out", out_csv, *QUICK)
+        self.assert_refused(rc, out, "exists; not replaced")
+        self.assertEqual(self.read("b.csv"), b"precious\n")
+        rc, out = run("bench", "--shapes", shapes, "--out", shapes, "--force", *QUICK)
+        self.assert_refused(rc, out, "is the same file as the input")
+        self.assertEqual(self.read("s.txt"), b"f32 N N 2 2 2 1\n")
+        # A plot folder whose name would have run a command through a shell.
+        plot = os.path.join(self.dir, "p'; touch '" + self.path("PWNED") + "'; '")
+        rc, out = run("bench", "--shapes", shapes, "--out", out_csv, "--force", "--plot", plot,
+                      *QUICK)
+        self.assertEqual(rc, 0, out)
+        self.assertFalse(os.path.exists(self.path("PWNED")), out)
+        self.assertTrue(self.read("b.csv").startswith(b"# gemmroute-bench 1\n"))
+        self.assertEqual(sorted(os.listdir(plot)), ["regret.png", "speedup_vs_vendor.png"])
+        # The PNGs exist now: replaced only with --force, checked before measuring.
+        rc, out = run("bench", "--shapes", shapes, "--out", self.path("b2.csv"), "--plot", plot,
+                      *QUICK)
+        self.assert_refused(rc, out, ".png: exists; not replaced")
+        self.assertFalse(os.path.exists(self.path("b2.csv")))
+        leftovers = [n for n in self.listing() if n.endswith(".tmp")]
+        self.assertEqual(leftovers, [])
+
+    def test_bench_shapes_errors_name_the_field(self):
+        shapes = self.write("s.txt", "f32 N N 2 2 2 1\nf32 N Q 2 2 2 1\nf64 N N 2 x 2 1\n"
+                                     "f32 N N 1 1 1 4611686018427387904\n")
+        rc, out = run("bench", "--shapes", shapes, "--out", self.path("b.csv"), *QUICK)
+        self.assert_refused(rc, out, shapes + ":2:7: tb: expected N, T or C",
+                            shapes + ":3:11: n: expected a whole number",
+                            shapes + ":4:9: the operands of this shape need more than 2^63 bytes")
+        self.assertEqual(self.listing(), ["s.txt"])
+
+    def test_numbers_are_parsed_whole_and_range_checked(self):
+        shapes = self.write("s.txt", "f32 N N 2 2 2 1\n")
+        csv = self.write("r.csv", RESULTS_HEADER + OK_ROWS)
+        for args, piece in (
+                (["bench", "--shapes", shapes, "--out", self.path("b.csv"), "--min-sample-us",
+                  "nan"], "--min-sample-us: expected a finite number in [1, 1e+07]"),
+                (["bench", "--shapes", shapes, "--out", self.path("b.csv"), "--reps",
+                  "4294967303"], "--reps: expected a whole number from 7 to 1000"),
+                (["bench", "--shapes", shapes, "--out", self.path("b.csv"), "--reps", "7x"],
+                 "--reps: expected a whole number"),
+                (["table", "build", csv, "--out", self.path("t"), "--margin", "nan"],
+                 "--margin: expected a finite number in [0, 1)"),
+                (["table", "build", csv, "--out", self.path("t"), "--margin", "inf"],
+                 "--margin: expected a finite number"),
+                (["table", "build", csv, "--out", self.path("t"), "--margin", " 0.1"],
+                 "--margin: expected a finite number"),
+                (["tune", "--spec", csv, "--out", self.path("x"), "--budget-minutes", "-1"],
+                 "--budget-minutes: expected a finite number"),
+                (["explain", "--m", "1e3", "--n", "4", "--k", "4"],
+                 "--m: expected a whole number from 1 to"),
+                (["explain", "--m", "4", "--n", "4", "--k", "4", "stray"], "unexpected 'stray'")):
+            rc, out = run(*args)
+            self.assertEqual(rc, 2, out)
+            self.assertIn(piece, out)
+        self.assertEqual(self.listing(), ["r.csv", "s.txt"])
+
+    # -- tune ----------------------------------------------------------------------------------
+
+    def test_tune_failures_leave_no_results_file(self):
+        spec = self.write("tiny.spec", TINY_SPEC)
+        bad_table = self.write("bad.table", "gemmroute-table 1\nfingerprint.backend cpu\n")
+        out_csv = self.path("r.csv")
+        for args in (["--sample", "0"], ["--refine", bad_table], ["--refine", self.path("none")]):
+            rc, out = run("tune", "--spec", spec, "--out", out_csv, *args)
+            self.assertNotEqual(rc, 0, out)
+            self.assertFalse(os.path.exists(out_csv), f"{args}: {out}")
+        rc, out = run("tune", "--spec", spec, "--out", spec, "--resume")
+        self.assert_refused(rc, out, "is the same file as the input")
+        self.assertEqual(self.read("tiny.spec"), TINY_SPEC.encode())
+        # A run that measures, then one that refuses to touch its file without --resume.
+        rc, out = run("tune", "--spec", spec, "--out", out_csv)
+        self.assertEqual(rc, 0, out)
+        before = self.read("r.csv")
+        rc, out = run("tune", "--spec", spec, "--out", out_csv)
+        self.assert_refused(rc, out, "exists: pass --resume")
+        self.assertEqual(self.read("r.csv"), before)
+        self.assertEqual(self.listing(), ["bad.table", "r.csv", "tiny.spec"])
+
+
+def main():
+    global CLI, SOURCE
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    CLI, SOURCE = sys.argv[1], sys.argv[2]
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(Files)
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
