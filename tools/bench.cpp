@@ -1,21 +1,15 @@
 // gemmroute bench: per shape, times `auto` (what the table chooses, through selection), the
 // vendor and every runnable candidate in one process with the shared harness; writes a CSV and
 // prints the regret and speedup summary last. --plot runs scripts/plot_bench.py.
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string_view>
-#include <system_error>
 
 #include "args.hpp"
+#include "bench_common.hpp"
 #include "core/backend.hpp"
 #include "core/context_state.hpp"
 #include "core/files.hpp"
@@ -37,9 +31,17 @@ namespace {
 
 using namespace gemmroute::measure;
 
+}  // namespace
+
+int bench_peers(const Args& args);     // bench_peers.cpp
+int bench_overhead(const Args& args);  // bench_overhead.cpp
+
+namespace {
+
 constexpr const char* kHelp =
     "usage: gemmroute bench --device cpu --shapes FILE --out BENCH.csv [--plot DIR]\n"
     "                       [--table FILE] [--reps N] [--min-sample-us X] [--force]\n"
+    "                       [--peers [--scalars random|unit] | --overhead]\n"
     "\n"
     "For each shape in FILE (one a line: dtype ta tb m n k batch [packed|strided]; '#'\n"
     "comments), times in one process with the shared harness (docs/measuring.md): `auto` (the\n"
@@ -58,140 +60,37 @@ constexpr const char* kHelp =
     "  --reps N          repetitions per arm, 7 to 1000 (default 7)\n"
     "  --min-sample-us X each repetition times calls lasting at least X us, 1 to 1e7\n"
     "                    (default 300)\n"
+    "  --peers           time `auto` (the public gemm() call) against the other libraries,\n"
+    "                    each called the way its own users call it (OpenBLAS, LIBXSMM, BLIS:\n"
+    "                    tools/peers.hpp lists the arms), instead of against our candidates;\n"
+    "                    --plot writes peers.png; prints, last:\n"
+    "  peers: auto vs fastest library geomean X min Y below-0.97 N | vs <library> ... | shapes N\n"
+    "                    where each ratio is t_library / t_auto (above 1: auto is faster)\n"
+    "  --scalars S       random (default: random nonzero alpha and beta, as tune measures) or\n"
+    "                    unit (alpha = beta = 1, the case LIBXSMM runs without an epilogue)\n"
+    "  --overhead        per shape, the candidate the table chooses timed as the library call\n"
+    "                    itself, its launch(), gemm() pinned to it and gemm() routed; prints\n"
+    "                    the call path's cost (routed - direct, pinned - direct) in ns\n"
+    "                    (defaults here: --reps 21, --min-sample-us 1000)\n"
     "\n"
     "BENCH.csv is written to a temporary beside it and renamed when the run ends (Ctrl-C ends\n"
     "it early, keeping the shapes measured); an existing file is replaced only with --force.";
 
-struct Shape {
-  Key key;
-  std::string text;
-  int line = 0;
-};
-
-// One shape a line, '#' comments; every bad field is reported as path:line:col with its name.
-std::vector<Shape> read_shapes(const std::string& path) {
-  std::string text, why;
-  if (!read_input_file(path, text, why)) {
-    throw Error(Errc::invalid_argument, "shapes", path + ": the shapes file: " + why);
-  }
-  std::vector<Shape> out;
-  std::string errors;
-  int no = 0;
-  for (std::size_t pos = 0; pos < text.size();) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + pos, end - pos);
-    pos = end + 1;
-    ++no;
-    if (auto h = line.find('#'); h != std::string_view::npos) line = line.substr(0, h);
-    struct Field {
-      std::string_view text;
-      int column;
-    };
-    std::vector<Field> t;
-    for (std::size_t i = 0; i < line.size();) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-      const std::size_t start = i;
-      while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-      if (i > start) t.push_back({line.substr(start, i - start), static_cast<int>(start) + 1});
-    }
-    if (t.empty()) continue;
-    auto bad = [&](int column, const std::string& message) {
-      errors +=
-          "\n" + path + ":" + std::to_string(no) + ":" + std::to_string(column) + ": " + message;
-    };
-    if (t.size() != 7 && t.size() != 8) {
-      bad(t.front().column, "expected 'dtype ta tb m n k batch [packed|strided]', found " +
-                                std::to_string(t.size()) + " fields");
-      continue;
-    }
-    auto dtype = parse_scalar(t[0].text);
-    auto ta = parse_op(t[1].text);
-    auto tb = parse_op(t[2].text);
-    auto layout = parse_layout(t.size() == 8 ? t[7].text : "packed");
-    if (!dtype) {
-      bad(t[0].column, "dtype: expected f32, f64, c32 or c64");
-      continue;
-    }
-    if (!ta || !tb) {
-      bad(t[ta ? 2 : 1].column, std::string(ta ? "tb" : "ta") + ": expected N, T or C");
-      continue;
-    }
-    if (!layout) {
-      bad(t[7].column, "layout: expected packed or strided");
-      continue;
-    }
-    constexpr const char* kSizes[] = {"m", "n", "k", "batch"};
-    std::int64_t v[4] = {0, 0, 0, 0};
-    bool ok = true;
-    for (int i = 0; i < 4 && ok; ++i) {
-      const Field& f = t[3 + static_cast<std::size_t>(i)];
-      auto [end_ptr, ec] = std::from_chars(f.text.data(), f.text.data() + f.text.size(), v[i]);
-      ok = ec == std::errc() && end_ptr == f.text.data() + f.text.size() && v[i] >= 1 &&
-           v[i] <= kMaxTableSize;
-      if (!ok) bad(f.column, std::string(kSizes[i]) + ": expected a whole number from 1 to 2^62");
-    }
-    if (!ok) continue;
-    Key k{*dtype, fold_op(*dtype, *ta), fold_op(*dtype, *tb), *layout, v[0], v[1], v[2], v[3]};
-    if (!checked_set_bytes(k)) {
-      bad(t[3].column, "the operands of this shape need more than 2^63 bytes");
-      continue;
-    }
-    out.push_back({k, to_string(k), no});
-  }
-  if (!errors.empty()) throw Error(Errc::invalid_argument, "shapes", errors.substr(1));
-  return out;
-}
-
 // What scripts/plot_bench.py writes into the --plot folder.
 constexpr const char* kPlots[] = {"speedup_vs_vendor.png", "regret.png"};
-
-// Runs a program with exactly these arguments (argv[0] searched in PATH), never through a
-// shell, so no path can be read as a command. Empty when it ran and exited 0, else why not.
-std::string run_program(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); rc != 0) {
-    return "cannot start: " + std::error_code(rc, std::generic_category()).message();
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return "cannot wait for it";
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  return "ended by signal " + std::to_string(WTERMSIG(status));
-}
-
-std::string fmt_us(double us) {
-  char b[32];
-  if (us >= 1e4)
-    std::snprintf(b, sizeof b, "%.2f ms", us / 1e3);
-  else if (us >= 100)
-    std::snprintf(b, sizeof b, "%.1f us", us);
-  else if (us >= 10)
-    std::snprintf(b, sizeof b, "%.2f us", us);
-  else
-    std::snprintf(b, sizeof b, "%.3f us", us);
-  return b;
-}
-
-std::string num(double v, const char* f = "%.6g") {
-  char b[32];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 
 }  // namespace
 
 int bench(const Argv& argv) {
-  Args args(argv, {"device", "shapes", "out", "plot", "table", "reps", "min-sample-us"}, {"force"});
+  Args args(argv, {"device", "shapes", "out", "plot", "table", "reps", "min-sample-us", "scalars"},
+            {"force", "peers", "overhead"});
   if (args.help()) {
     std::puts(kHelp);
     return 0;
   }
+  if (args.flag("peers")) return bench_peers(args);
+  if (args.flag("overhead")) return bench_overhead(args);
+  if (args.get("scalars")) throw UsageError("--scalars needs --peers");
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
   const std::string shapes_path = args.required("shapes");

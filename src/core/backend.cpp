@@ -32,14 +32,6 @@ std::unique_ptr<Exec> Backend::make_exec(void* stream) const {
   return std::make_unique<Exec>();
 }
 
-Verdict runnable(const Candidate& candidate, const Problem& problem, const Exec& exec) {
-  Verdict v = candidate.can_run(problem);
-  if (v.ok && candidate.workspace_bytes(problem) > exec.workspace_bytes()) {
-    return Verdict::no("needs more workspace than the Context has");
-  }
-  return v;
-}
-
 void require_runnable(const Candidate& candidate, const Problem& problem, const Exec& exec) {
   Verdict v = runnable(candidate, problem, exec);
   if (!v.ok) {

@@ -88,7 +88,9 @@ struct Key {
 std::string to_string(const Key& key);  // "f32 N T packed 32 32 32 1000"
 
 // C folds to T for real scalars. Everything that looks at a problem sees the folded form.
-Op fold_op(Scalar dtype, Op op) noexcept;
+inline Op fold_op(Scalar dtype, Op op) noexcept {
+  return (!is_complex(dtype) && op == Op::C) ? Op::T : op;
+}
 
 // Checks every argument by the BLAS rules and throws Error naming the first bad one. Also
 // folds the operations. Order of checks: dtype, ta, tb, m, n, k, batch, alpha and beta (values
@@ -101,9 +103,13 @@ void validate(Problem& problem, bool row_major_swapped = false, bool read_pointe
 // packed: A, B and C each contiguous (ld == rows, stride == rows * cols, or batch == 1) with
 // 16-byte-aligned bases; pointer arrays and broadcasts (stride 0, batch > 1) are strided.
 Layout classify(const Problem& problem) noexcept;
-Key key_of(const Problem& problem) noexcept;
+inline Key key_of(const Problem& p) noexcept {
+  return Key{p.dtype, p.ta, p.tb, classify(p), p.m, p.n, p.k, p.batch};
+}
 
 // Quick returns the API does itself: true when nothing must be written (m, n or batch == 0).
-bool is_noop(const Problem& problem) noexcept;
+inline bool is_noop(const Problem& p) noexcept {
+  return p.m == 0 || p.n == 0 || p.batch == 0;
+}
 
 }  // namespace gemmroute

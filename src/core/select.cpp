@@ -25,6 +25,12 @@ std::string fmt_distance(double d) {
   return buf;
 }
 
+// Out of line, so the walk's note() costs one test when nothing is traced.
+[[gnu::noinline]] void add_step(Trace& trace, std::string_view spelling, const char* reason,
+                                const char* from) {
+  trace.steps.push_back({std::string(spelling), reason ? reason : "", from});
+}
+
 // The row's bit-identity groups for explain: one line per group, or why there are none.
 std::string format_bits(const Row& row) {
   int groups = 0;
@@ -58,8 +64,8 @@ std::string format_bits(const Row& row) {
 
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
                  const Exec& exec, const Overrides& ov, Trace* trace) {
-  auto note = [&](std::string_view spelling, const char* reason, const char* from) {
-    if (trace) trace->steps.push_back({std::string(spelling), reason ? reason : "", from});
+  auto note = [trace](std::string_view spelling, const char* reason, const char* from) {
+    if (trace) add_step(*trace, spelling, reason, from);
   };
   if (!ov.pin.empty()) {
     const Candidate* c = ov.pinned;
@@ -83,7 +89,7 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
           Errc::not_runnable, "pin",
           "pin '" + std::string(ov.pin) + "' cannot run " + to_string(key) + ": " + v.reason);
     }
-    note(c->spelling(), nullptr, "pin");
+    if (trace) note(c->spelling(), nullptr, "pin");  // spelling() is a virtual call
     return {c, Source::pin, {}};
   }
 

@@ -1,8 +1,6 @@
 // The CPU backend's candidates, one function per family; backend.cpp orders them.
 #pragma once
 
-#include <string>
-
 #include "core/candidate.hpp"
 
 namespace gemmroute::cpu {
@@ -12,9 +10,8 @@ const Candidate& small_candidate();          // cpu.small
 const Candidate& tile_candidate();           // cpu.tile
 const Candidate& openblas_candidate();       // openblas: batch over threads, 1 thread per call
 const Candidate& openblas_item_candidate();  // openblas:par=item: OpenBLAS's threads per item
-
-// OpenBLAS as found at run time: "OpenBLAS 0.3.21 ..." and the core name, or empty.
-std::string openblas_config();
-std::string openblas_corename();
+const Candidate& libxsmm_candidate();        // libxsmm: JIT kernel per call, batch over threads
+const Candidate& blis_candidate();           // blis: batch over threads, 1 BLIS thread per item
+const Candidate& blis_item_candidate();      // blis:par=item: BLIS's threads per item
 
 }  // namespace gemmroute::cpu
