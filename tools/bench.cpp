@@ -23,6 +23,7 @@
 #include "core/table.hpp"
 #include "gemmroute/error.hpp"
 #include "measure/measure.hpp"
+#include "measure/shapes.hpp"
 #include "measure/stats.hpp"
 #include "measure_common.hpp"
 #include "progress.hpp"
@@ -41,8 +42,8 @@ constexpr const char* kHelp =
     "usage: gemmroute bench --device cpu --shapes FILE --out BENCH.csv [--plot DIR]\n"
     "                       [--table FILE] [--reps N] [--min-sample-us X] [--force]\n"
     "\n"
-    "For each shape in FILE (one a line: dtype ta tb m n k batch [packed|strided]; '#'\n"
-    "comments), times in one process with the shared harness (docs/measuring.md): `auto` (the\n"
+    "For each shape in FILE (one key a line, `dtype ta tb layout m n k batch`, '#' comments:\n"
+    "docs/measuring.md), times in one process with the shared harness: `auto` (the\n"
     "table's choice, selected per call as the library does), the vendor, and every runnable\n"
     "candidate; each is checked once against the long-double reference first. Writes BENCH.csv\n"
     "and prints, last:\n"
@@ -61,87 +62,6 @@ constexpr const char* kHelp =
     "\n"
     "BENCH.csv is written to a temporary beside it and renamed when the run ends (Ctrl-C ends\n"
     "it early, keeping the shapes measured); an existing file is replaced only with --force.";
-
-struct Shape {
-  Key key;
-  std::string text;
-  int line = 0;
-};
-
-// One shape a line, '#' comments; every bad field is reported as path:line:col with its name.
-std::vector<Shape> read_shapes(const std::string& path) {
-  std::string text, why;
-  if (!read_input_file(path, text, why)) {
-    throw Error(Errc::invalid_argument, "shapes", path + ": the shapes file: " + why);
-  }
-  std::vector<Shape> out;
-  std::string errors;
-  int no = 0;
-  for (std::size_t pos = 0; pos < text.size();) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + pos, end - pos);
-    pos = end + 1;
-    ++no;
-    if (auto h = line.find('#'); h != std::string_view::npos) line = line.substr(0, h);
-    struct Field {
-      std::string_view text;
-      int column;
-    };
-    std::vector<Field> t;
-    for (std::size_t i = 0; i < line.size();) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-      const std::size_t start = i;
-      while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-      if (i > start) t.push_back({line.substr(start, i - start), static_cast<int>(start) + 1});
-    }
-    if (t.empty()) continue;
-    auto bad = [&](int column, const std::string& message) {
-      errors +=
-          "\n" + path + ":" + std::to_string(no) + ":" + std::to_string(column) + ": " + message;
-    };
-    if (t.size() != 7 && t.size() != 8) {
-      bad(t.front().column, "expected 'dtype ta tb m n k batch [packed|strided]', found " +
-                                std::to_string(t.size()) + " fields");
-      continue;
-    }
-    auto dtype = parse_scalar(t[0].text);
-    auto ta = parse_op(t[1].text);
-    auto tb = parse_op(t[2].text);
-    auto layout = parse_layout(t.size() == 8 ? t[7].text : "packed");
-    if (!dtype) {
-      bad(t[0].column, "dtype: expected f32, f64, c32 or c64");
-      continue;
-    }
-    if (!ta || !tb) {
-      bad(t[ta ? 2 : 1].column, std::string(ta ? "tb" : "ta") + ": expected N, T or C");
-      continue;
-    }
-    if (!layout) {
-      bad(t[7].column, "layout: expected packed or strided");
-      continue;
-    }
-    constexpr const char* kSizes[] = {"m", "n", "k", "batch"};
-    std::int64_t v[4] = {0, 0, 0, 0};
-    bool ok = true;
-    for (int i = 0; i < 4 && ok; ++i) {
-      const Field& f = t[3 + static_cast<std::size_t>(i)];
-      auto [end_ptr, ec] = std::from_chars(f.text.data(), f.text.data() + f.text.size(), v[i]);
-      ok = ec == std::errc() && end_ptr == f.text.data() + f.text.size() && v[i] >= 1 &&
-           v[i] <= kMaxTableSize;
-      if (!ok) bad(f.column, std::string(kSizes[i]) + ": expected a whole number from 1 to 2^62");
-    }
-    if (!ok) continue;
-    Key k{*dtype, fold_op(*dtype, *ta), fold_op(*dtype, *tb), *layout, v[0], v[1], v[2], v[3]};
-    if (!checked_set_bytes(k)) {
-      bad(t[3].column, "the operands of this shape need more than 2^63 bytes");
-      continue;
-    }
-    out.push_back({k, to_string(k), no});
-  }
-  if (!errors.empty()) throw Error(Errc::invalid_argument, "shapes", errors.substr(1));
-  return out;
-}
 
 // What scripts/plot_bench.py writes into the --plot folder.
 constexpr const char* kPlots[] = {"speedup_vs_vendor.png", "regret.png"};
@@ -331,12 +251,11 @@ int bench(const Argv& argv) {
     const Key& k = s.key;
     std::fprintf(
         csv, "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-        s.text.c_str(), std::string(to_string(k.dtype)).c_str(),
-        std::string(to_string(k.ta)).c_str(), std::string(to_string(k.tb)).c_str(),
-        static_cast<long long>(k.m), static_cast<long long>(k.n), static_cast<long long>(k.k),
-        static_cast<long long>(k.batch), std::string(to_string(k.layout)).c_str(),
-        auto_choice.c_str(), auto_ok ? num(t_auto).c_str() : "",
-        auto_ok ? num(a.stats.spread_pct, "%.2f").c_str() : "",
+        s.text.c_str(), format_dtype(k.dtype).c_str(), std::string(to_string(k.ta)).c_str(),
+        std::string(to_string(k.tb)).c_str(), static_cast<long long>(k.m),
+        static_cast<long long>(k.n), static_cast<long long>(k.k), static_cast<long long>(k.batch),
+        std::string(to_string(k.layout)).c_str(), auto_choice.c_str(),
+        auto_ok ? num(t_auto).c_str() : "", auto_ok ? num(a.stats.spread_pct, "%.2f").c_str() : "",
         vendor_ok ? num(t_vendor).c_str() : "", best ? best->name.c_str() : "",
         best ? num(t_best).c_str() : "", regret > 0 ? num(regret, "%.4f").c_str() : "",
         speedup > 0 ? num(speedup, "%.4f").c_str() : "", auto_ok ? num(gflops, "%.4g").c_str() : "",

@@ -79,7 +79,7 @@ int demo_gpu(int reps) {
     };
     char shape[96];
     std::snprintf(shape, sizeof shape, "%s %s %s %lldx%lldx%lld batch %lld%s",
-                  std::string(to_string(key.dtype)).c_str(), std::string(to_string(key.ta)).c_str(),
+                  format_dtype(key.dtype).c_str(), std::string(to_string(key.ta)).c_str(),
                   std::string(to_string(key.tb)).c_str(), static_cast<long long>(key.m),
                   static_cast<long long>(key.n), static_cast<long long>(key.k),
                   static_cast<long long>(key.batch),

@@ -64,10 +64,6 @@ bool valid_op(Op op) {
 
 }  // namespace
 
-Op fold_op(Scalar dtype, Op op) noexcept {
-  return (!is_complex(dtype) && op == Op::C) ? Op::T : op;
-}
-
 void validate(Problem& p, bool swapped, bool read_pointer_arrays) {
   if (!valid_scalar(p.dtype)) {
     fail("dtype", swapped,
@@ -166,22 +162,6 @@ Key key_of(const Problem& p) noexcept {
 
 bool is_noop(const Problem& p) noexcept {
   return p.m == 0 || p.n == 0 || p.batch == 0;
-}
-
-std::string to_string(const Key& key) {
-  std::string s;
-  s += to_string(key.dtype);
-  s += ' ';
-  s += to_string(key.ta);
-  s += ' ';
-  s += to_string(key.tb);
-  s += ' ';
-  s += to_string(key.layout);
-  for (std::int64_t v : {key.m, key.n, key.k, key.batch}) {
-    s += ' ';
-    s += std::to_string(v);
-  }
-  return s;
 }
 
 }  // namespace gemmroute

@@ -134,9 +134,8 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
       out += "row: " + describe_row(*s.nearest.row) + "\n";
       out += "distance: " + fmt_distance(s.nearest.distance) + " (L1 over log2 m, n, k, batch)\n";
     } else {
-      out += "row: none for " + std::string(to_string(key.dtype)) + " " +
-             std::string(to_string(key.ta)) + " " + std::string(to_string(key.tb)) + " " +
-             std::string(to_string(key.layout)) + "\n";
+      out += "row: none for " + format_dtype(key.dtype) + " " + std::string(to_string(key.ta)) +
+             " " + std::string(to_string(key.tb)) + " " + std::string(to_string(key.layout)) + "\n";
     }
   }
   out += "walk:\n";

@@ -19,13 +19,9 @@ namespace {
 
 constexpr std::string_view kMagic = "gemmroute-table";
 constexpr std::string_view kPlusMinus = "\xC2\xB1";  // UTF-8 '±'
-constexpr std::int64_t kMaxSize = kMaxTableSize;
 constexpr std::string_view kHeaderFields[] = {"tuner", "spec", "date", "method", "clocks"};
 
-struct Token {
-  std::string_view text;
-  int column;  // 1-based
-};
+using Token = Field;
 
 std::vector<Token> split(std::string_view line) {
   std::vector<Token> out;
@@ -124,11 +120,6 @@ bool parse_entry(const Token& tok, Entry& e, Diagnostic& d) {
   e.median_us = median * scale;
   e.spread_pct = spread;
   return true;
-}
-
-bool parse_size(const Token& tok, std::int64_t& v) {
-  auto [ptr, ec] = std::from_chars(tok.text.data(), tok.text.data() + tok.text.size(), v);
-  return ec == std::errc() && ptr == tok.text.data() + tok.text.size() && v >= 1 && v <= kMaxSize;
 }
 
 std::size_t bucket_of(Scalar d, Op ta, Op tb, Layout l) {
@@ -231,44 +222,14 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
       }
       Row row;
       row.line = line_no;
-      auto dtype = parse_scalar(toks[1].text);
-      auto ta = parse_op(toks[2].text);
-      auto tb = parse_op(toks[3].text);
-      auto layout = parse_layout(toks[4].text);
-      if (!dtype) {
-        error(toks[1].column, "unknown dtype (f32, f64, c32, c64)");
+      KeyError bad_key;
+      auto key = parse_key(std::span(toks).subspan(1, 8), RealC::reject, &bad_key);
+      if (!key) {
+        error(bad_key.column, bad_key.message());
         continue;
       }
-      if (!ta || toks[2].text.front() > 'Z') {
-        error(toks[2].column, "unknown ta (N, T, C)");
-        continue;
-      }
-      if (!tb || toks[3].text.front() > 'Z') {
-        error(toks[3].column, "unknown tb (N, T, C)");
-        continue;
-      }
-      if (!layout) {
-        error(toks[4].column, "unknown layout (packed, strided)");
-        continue;
-      }
-      if (!is_complex(*dtype) && (*ta == Op::C || *tb == Op::C)) {
-        error(*ta == Op::C ? toks[2].column : toks[3].column,
-              "C is folded to T for real scalars; write T");
-        continue;
-      }
-      row.key.dtype = *dtype;
-      row.key.ta = *ta;
-      row.key.tb = *tb;
-      row.key.layout = *layout;
-      std::int64_t* sizes[] = {&row.key.m, &row.key.n, &row.key.k, &row.key.batch};
+      row.key = *key;
       bool ok = true;
-      for (int i = 0; i < 4 && ok; ++i) {
-        if (!parse_size(toks[5 + i], *sizes[i])) {
-          error(toks[5 + i].column, "expected a whole number from 1 to 2^62");
-          ok = false;
-        }
-      }
-      if (!ok) continue;
       if (toks[9].text == "measured")
         row.origin = Origin::measured;
       else if (toks[9].text == "refined")

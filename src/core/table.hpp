@@ -22,7 +22,7 @@ inline constexpr int kTableFormatVersion = 1;
 
 // The most a row may hold (docs/table-format.md): sizes, a median time per call and a spread.
 // Results files, which tables are built from, are held to the same limits.
-inline constexpr std::int64_t kMaxTableSize = std::int64_t{1} << 62;
+inline constexpr std::int64_t kMaxTableSize = kMaxKeySize;
 inline constexpr double kMaxTableTimeUs = 1e12;
 inline constexpr double kMaxTableSpreadPct = 1e6;
 

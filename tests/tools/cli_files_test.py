@@ -140,7 +140,7 @@ class Files(unittest.TestCase):
             "f32,N,N,packed,2,2,2,1,cpu.nope,0.5,1.0,7,ok,measured,":
                 (":7:24: unknown spelling 'cpu.nope'", "r.csv"),
             "f32,C,N,packed,2,2,2,1,openblas,0.5,1.0,7,ok,measured,":
-                (":7:5: C is folded to T for real scalars", "r.csv"),
+                (":7:5: ta: C is folded to T for real scalars", "r.csv"),
             "f32,N,N,packed,2,2,2,1,openblas,1e308,1.0,7,ok,measured,":
                 (":7:33: an ok row's time must be at most 1e12 us", "r.csv"),
         }
@@ -209,7 +209,7 @@ class Files(unittest.TestCase):
         shapes = self.write("s.txt", "f32 N N 2 2 2 1\nf32 N Q 2 2 2 1\nf64 N N 2 x 2 1\n"
                                      "f32 N N 1 1 1 4611686018427387904\n")
         rc, out = run("bench", "--shapes", shapes, "--out", self.path("b.csv"), *QUICK)
-        self.assert_refused(rc, out, shapes + ":2:7: tb: expected N, T or C",
+        self.assert_refused(rc, out, shapes + ":2:7: tb: unknown 'Q' (expected N, T or C)",
                             shapes + ":3:11: n: expected a whole number",
                             shapes + ":4:9: the operands of this shape need more than 2^63 bytes")
         self.assertEqual(self.listing(), ["s.txt"])
