@@ -32,7 +32,7 @@ int demo_gpu(int reps) {
   std::printf("\ngemmroute demo on %s (%s SMs); table %s\n",
               backend.fingerprint().get("device")->c_str(),
               backend.fingerprint().get("sms")->c_str(), table ? table->path.c_str() : "(none)");
-  std::printf("(%s)\n", method_line(*device, mo).c_str());
+  std::printf("(%s)\n", measure::method_line(*device, mo).c_str());
   std::printf("%-40s %-18s %11s %11s %10s %10s\n", "shape", "choice", "ours", "cublas",
               "cublas/ours", "err/bound");
   const Key shapes[] = {
