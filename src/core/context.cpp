@@ -51,6 +51,15 @@ Environment read_environment() {
                 "GEMMROUTE_LOG='" + log + "': expected 0 or 1");
   }
   e.log = log == "1";
+  std::string select = env_or_empty("GEMMROUTE_SELECT");
+  if (!select.empty()) {
+    auto s = parse_selector(select);
+    if (!s) {
+      throw Error(Errc::invalid_argument, "GEMMROUTE_SELECT",
+                  "GEMMROUTE_SELECT='" + select + "': expected nearest or predict");
+    }
+    e.selector = *s;
+  }
   return e;
 }
 
@@ -83,6 +92,7 @@ const Table* ContextState::table_for(const Options& options) {
 Overrides ContextState::overrides_for(const Options& options) {
   Overrides o;
   o.route = options.route.value_or(env.route);
+  o.selector = env.selector;
   const Resolved* pin = nullptr;
   if (!options.pin.empty()) {
     // Resolved once per spelling and kept: a pin with parameters may make a candidate.

@@ -17,14 +17,16 @@
 
 namespace gemmroute {
 
-// GEMMROUTE_PIN, GEMMROUTE_ROUTE, GEMMROUTE_TABLE and GEMMROUTE_LOG, read once.
+// GEMMROUTE_PIN, _ROUTE, _TABLE, _LOG and _SELECT, read once.
 struct Environment {
   std::string pin;
   Route route = Route::automatic;
   std::string table;
   bool log = false;
+  Selector selector = kDefaultSelector;
 };
-// Throws Error(invalid_argument) naming the variable for a bad GEMMROUTE_ROUTE or _LOG value.
+// Throws Error(invalid_argument) naming the variable for a bad GEMMROUTE_ROUTE, _LOG or
+// _SELECT value.
 Environment read_environment();
 
 // The shipped table for a backend: tables/<backend>/<fingerprint id>.table, else

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/predict.hpp"
 #include "core/table.hpp"
 #include "gemmroute/options.hpp"
 
@@ -18,6 +19,7 @@ struct Overrides {
 
   std::string_view pin;  // the spelling as given; empty: no pin
   Route route = Route::automatic;
+  Selector selector = kDefaultSelector;  // how the table is read between its rows
   const Candidate* pinned = nullptr;  // what the pin resolved to (null: it names nothing)
   std::string_view pin_error;         // why it names nothing
 };
@@ -27,7 +29,7 @@ enum class Source { pin, table, last_resort };
 struct Selection {
   const Candidate* candidate = nullptr;
   Source source = Source::table;
-  Nearest nearest;  // row == nullptr: no row for this key (or a pin)
+  Lookup lookup;  // basis none: no row for this key (or a pin)
 };
 
 // Filled only when asked for (explain, GEMMROUTE_LOG): the selection path itself allocates

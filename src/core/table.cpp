@@ -122,17 +122,6 @@ bool parse_entry(const Token& tok, Entry& e, Diagnostic& d) {
   return true;
 }
 
-std::size_t bucket_of(Scalar d, Op ta, Op tb, Layout l) {
-  return ((static_cast<std::size_t>(d) * 3 + static_cast<std::size_t>(ta)) * 3 +
-          static_cast<std::size_t>(tb)) *
-             2 +
-         static_cast<std::size_t>(l);
-}
-
-double log2_clamped(std::int64_t v) {
-  return std::log2(static_cast<double>(v < 1 ? 1 : v));
-}
-
 }  // namespace
 
 std::string_view to_string(Origin origin) noexcept {
@@ -154,14 +143,46 @@ const std::string* Table::header_field(std::string_view key) const {
   return nullptr;
 }
 
+std::size_t bucket_index(const Key& k) noexcept {
+  return ((static_cast<std::size_t>(k.dtype) * 3 + static_cast<std::size_t>(k.ta)) * 3 +
+          static_cast<std::size_t>(k.tb)) *
+             2 +
+         static_cast<std::size_t>(k.layout);
+}
+
+double log2_size(std::int64_t v) noexcept {
+  return std::log2(static_cast<double>(v < 1 ? 1 : v));
+}
+
 void Table::index() {
   static std::atomic<std::uint64_t> next_id{1};
   index_id = next_id.fetch_add(1, std::memory_order_relaxed);
   for (auto& b : buckets) b.clear();
+  slots.clear();
+  std::map<std::string_view, std::uint32_t> slot_of;
   for (std::uint32_t i = 0; i < rows.size(); ++i) {
-    const Key& k = rows[i].key;
-    buckets[bucket_of(k.dtype, k.ta, k.tb, k.layout)].push_back(
-        {i, {log2_clamped(k.m), log2_clamped(k.n), log2_clamped(k.k), log2_clamped(k.batch)}});
+    Row& r = rows[i];
+    const Key& k = r.key;
+    Indexed x{i, {log2_size(k.m), log2_size(k.n), log2_size(k.k), log2_size(k.batch)}};
+    x.timed = !r.entries.empty();
+    x.log2_best = std::numeric_limits<double>::infinity();
+    for (std::uint32_t j = 0; j < r.entries.size(); ++j) {
+      Entry& e = r.entries[j];
+      auto [it, fresh] = slot_of.emplace(e.spelling, static_cast<std::uint32_t>(slots.size()));
+      if (fresh) slots.push_back({i, j, 0});
+      e.slot = it->second;
+      e.log2_us = e.timed ? std::log2(e.median_us) : 0;
+      x.timed = x.timed && e.timed;
+      if (e.timed) x.log2_best = std::min(x.log2_best, e.log2_us);
+    }
+    if (!x.timed) x.log2_best = 0;
+    buckets[bucket_index(k)].push_back(x);
+  }
+  // Tie positions: the backend's order; spellings it does not list follow, in table order.
+  for (std::size_t s = 0; s < slots.size(); ++s) {
+    auto it = std::find(tie_order.begin(), tie_order.end(), slot_entry(s).spelling);
+    slots[s].tie_position = static_cast<std::uint32_t>(
+        it != tie_order.end() ? it - tie_order.begin() : tie_order.size() + s);
   }
   for (auto& b : buckets) {
     std::sort(b.begin(), b.end(), [](const Indexed& x, const Indexed& y) {
@@ -318,6 +339,8 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
 }
 
 void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic>& diags) {
+  table.tie_order.clear();
+  for (const Candidate* c : backend.candidates()) table.tie_order.emplace_back(c->spelling());
   const std::string* be = table.fingerprint.get("backend");
   if (!be) {
     diags.push_back({1, 1, "missing 'fingerprint.backend'"});
@@ -413,19 +436,18 @@ std::string write_table(const Table& t) {
 }
 
 double key_distance(const Key& a, const Key& b) noexcept {
-  return std::abs(log2_clamped(a.m) - log2_clamped(b.m)) +
-         std::abs(log2_clamped(a.n) - log2_clamped(b.n)) +
-         std::abs(log2_clamped(a.k) - log2_clamped(b.k)) +
-         std::abs(log2_clamped(a.batch) - log2_clamped(b.batch));
+  return std::abs(log2_size(a.m) - log2_size(b.m)) + std::abs(log2_size(a.n) - log2_size(b.n)) +
+         std::abs(log2_size(a.k) - log2_size(b.k)) +
+         std::abs(log2_size(a.batch) - log2_size(b.batch));
 }
 
 namespace {
 
 Nearest scan_nearest(const Table& table, const Key& key) noexcept {
   Nearest best;
-  const double lm = log2_clamped(key.m), ln = log2_clamped(key.n), lk = log2_clamped(key.k),
-               lb = log2_clamped(key.batch);
-  const auto& bucket = table.buckets[bucket_of(key.dtype, key.ta, key.tb, key.layout)];
+  const double lm = log2_size(key.m), ln = log2_size(key.n), lk = log2_size(key.k),
+               lb = log2_size(key.batch);
+  const auto& bucket = table.buckets[bucket_index(key)];
   auto consider = [&](const Table::Indexed& x) {
     const Row& r = table.rows[x.row];
     // The same sum, in the same order, as key_distance.
