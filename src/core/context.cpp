@@ -35,6 +35,7 @@ std::vector<std::string> table_dirs() {
 Environment read_environment() {
   Environment e;
   e.pin = env_or_empty("GEMMROUTE_PIN");
+  e.record = env_or_empty("GEMMROUTE_RECORD");
   e.table = env_or_empty("GEMMROUTE_TABLE");
   std::string route = env_or_empty("GEMMROUTE_ROUTE");
   if (!route.empty()) {
@@ -134,6 +135,7 @@ Context::Context(Device device, CUstream_st* stream)
   state_->backend = make_backend(device);
   state_->exec = state_->backend->make_exec(stream);
   if (!state_->env.pin.empty()) state_->env_pin = state_->backend->resolve(state_->env.pin);
+  if (!state_->env.record.empty()) state_->recorder = &Recorder::open(state_->env.record);
   std::string path =
       state_->env.table.empty() ? default_table_path(*state_->backend) : state_->env.table;
   if (!path.empty()) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/backend.hpp"
+#include "core/record.hpp"
 #include "core/select.hpp"
 #include "core/table.hpp"
 #include "gemmroute/context.hpp"
@@ -17,13 +18,14 @@
 
 namespace gemmroute {
 
-// GEMMROUTE_PIN, _ROUTE, _TABLE, _LOG and _SELECT, read once.
+// GEMMROUTE_PIN, _ROUTE, _TABLE, _LOG, _SELECT and _RECORD, read once.
 struct Environment {
   std::string pin;
   Route route = Route::automatic;
   std::string table;
   bool log = false;
   Selector selector = kDefaultSelector;
+  std::string record;  // GEMMROUTE_RECORD: the file keys are recorded into (core/record.hpp)
 };
 // Throws Error(invalid_argument) naming the variable for a bad GEMMROUTE_ROUTE, _LOG or
 // _SELECT value.
@@ -42,6 +44,7 @@ struct ContextState {
   Environment env;
   std::shared_ptr<const Table> table;  // GEMMROUTE_TABLE, else the default; may be null
   Resolved env_pin;                    // GEMMROUTE_PIN resolved (candidate null when unset)
+  Recorder* recorder = nullptr;        // GEMMROUTE_RECORD's, process-wide; null when unset
 
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const Table>> named_tables;

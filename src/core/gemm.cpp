@@ -44,6 +44,7 @@ void check_options(const Options& options) {
 const Candidate& choose(detail::ContextState& st, const Problem& p, const Table* table,
                         const Overrides& ov) {
   Key key = key_of(p);
+  if (st.recorder) st.recorder->note(key);
   if (!st.env.log) return *select(p, key, table, *st.backend, *st.exec, ov, nullptr).candidate;
   Trace trace;
   Selection s = select(p, key, table, *st.backend, *st.exec, ov, &trace);

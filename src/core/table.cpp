@@ -130,10 +130,19 @@ std::string_view to_string(Origin origin) noexcept {
       return "measured";
     case Origin::refined:
       return "refined";
+    case Origin::recorded:
+      return "recorded";
     case Origin::transcribed:
       return "transcribed";
   }
   return "?";
+}
+
+std::optional<Origin> parse_origin(std::string_view t) noexcept {
+  for (Origin o : {Origin::measured, Origin::refined, Origin::recorded, Origin::transcribed}) {
+    if (t == to_string(o)) return o;
+  }
+  return std::nullopt;
 }
 
 const std::string* Table::header_field(std::string_view key) const {
@@ -251,14 +260,10 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
       }
       row.key = *key;
       bool ok = true;
-      if (toks[9].text == "measured")
-        row.origin = Origin::measured;
-      else if (toks[9].text == "refined")
-        row.origin = Origin::refined;
-      else if (toks[9].text == "transcribed")
-        row.origin = Origin::transcribed;
-      else {
-        error(toks[9].column, "unknown origin (measured, refined, transcribed)");
+      if (auto origin = parse_origin(toks[9].text)) {
+        row.origin = *origin;
+      } else {
+        error(toks[9].column, "unknown origin (measured, refined, recorded, transcribed)");
         continue;
       }
       for (std::size_t i = 10; i < toks.size() && ok; ++i) {
@@ -269,7 +274,7 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
           ok = false;
         } else if (row.origin != Origin::transcribed && !e.timed) {
           error(toks[i].column,
-                "a measured or refined entry needs its time (spelling@time±spread%)");
+                "a measured, refined or recorded entry needs its time (spelling@time±spread%)");
           ok = false;
         } else {
           row.entries.push_back(std::move(e));

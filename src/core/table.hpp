@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,8 +27,11 @@ inline constexpr std::int64_t kMaxTableSize = kMaxKeySize;
 inline constexpr double kMaxTableTimeUs = 1e12;
 inline constexpr double kMaxTableSpreadPct = 1e6;
 
-enum class Origin : std::uint8_t { measured, refined, transcribed };
+// How a row was made: measured at a lattice point of a spec, refined (edge bisection),
+// recorded (measured at a key a program called: `tune --shapes`), or transcribed by hand.
+enum class Origin : std::uint8_t { measured, refined, recorded, transcribed };
 std::string_view to_string(Origin origin) noexcept;
+std::optional<Origin> parse_origin(std::string_view text) noexcept;
 
 struct Entry {
   std::string spelling;

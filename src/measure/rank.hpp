@@ -43,7 +43,7 @@ struct BuildOptions {
 };
 
 struct BuildSummary {
-  int rows = 0, measured = 0, refined = 0;
+  int rows = 0, measured = 0, refined = 0, recorded = 0;
   int points_without_candidate = 0;  // every candidate failed, errored or could not run
   int failures = 0;                  // (point, candidate) rows with status failed or error
   std::vector<std::pair<std::string, int>> winners;  // spelling -> rows won, in tie order
@@ -53,6 +53,12 @@ struct BuildSummary {
 // entries ranked by the tie rule, rows sorted by key. Fingerprint and header from the results.
 Table build_table(const Results& results, std::span<const std::string> tie_order,
                   const BuildOptions& options, BuildSummary* summary = nullptr);
+
+// `base` with the rows of `built` merged in: a built row replaces the base's row of its key,
+// or is added; rows in key order. What `table build --merge` writes: exact rows for the keys a
+// program calls (tune --shapes) in a table that still answers between them. The result is
+// neither validated nor indexed; *replaced counts the base rows replaced.
+Table merge_rows(const Table& base, const Table& built, int* replaced = nullptr);
 
 // The key order of built tables: dtype, ta, tb, layout, m, n, k, batch.
 bool key_less(const Key& a, const Key& b);

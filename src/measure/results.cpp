@@ -215,14 +215,12 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
       error(f[10].column, "an ok row's spread must be at most 1e6 %");
       continue;
     }
-    if (f[13].text == "measured")
-      r.origin = Origin::measured;
-    else if (f[13].text == "refined")
-      r.origin = Origin::refined;
-    else {
-      error(f[13].column, "unknown origin (measured, refined)");
+    auto origin = parse_origin(f[13].text);
+    if (!origin || *origin == Origin::transcribed) {
+      error(f[13].column, "unknown origin (measured, refined, recorded)");
       continue;
     }
+    r.origin = *origin;
     r.detail = f[14].text;
     res.rows.push_back(std::move(r));
   }

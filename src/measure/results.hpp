@@ -35,7 +35,7 @@ struct ResultRow {
   double spread_pct = 0;
   int repetitions = 0;
   Status status = Status::ok;
-  Origin origin = Origin::measured;  // measured (lattice) or refined (edge bisection)
+  Origin origin = Origin::measured;  // measured (lattice), refined (edges), recorded (shapes)
   std::string detail;                // free text; quoted in the file when needed
   int line = 0;                      // where it was read, for messages
   int spelling_column = 0;           // the spelling's column on that line
