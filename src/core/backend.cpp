@@ -32,6 +32,10 @@ std::unique_ptr<Exec> Backend::make_exec(void* stream) const {
   return std::make_unique<Exec>();
 }
 
+void Backend::launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const {
+  for (const GroupLaunch& g : groups) g.candidate->launch(*g.problem, exec);
+}
+
 Verdict runnable(const Candidate& candidate, const Problem& problem, const Exec& exec) {
   Verdict v = candidate.can_run(problem);
   if (v.ok && candidate.workspace_bytes(problem) > exec.workspace_bytes()) {

@@ -115,6 +115,26 @@ Overrides ContextState::overrides_for(const Options& options) {
   return o;
 }
 
+std::size_t ContextState::CachedKeyHash::operator()(const CachedKey& c) const noexcept {
+  const Key& k = c.key;
+  std::uint64_t h = c.table_id * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(c.selector);
+  for (std::uint64_t v :
+       {std::uint64_t(k.dtype), std::uint64_t(k.ta), std::uint64_t(k.tb), std::uint64_t(k.layout),
+        std::uint64_t(k.m), std::uint64_t(k.n), std::uint64_t(k.k), std::uint64_t(k.batch)}) {
+    h = (h ^ v) * 0x100000001B3ull;
+  }
+  return static_cast<std::size_t>(h ^ (h >> 31));
+}
+
+Lookup ContextState::cached_lookup(const Table& t, const Key& key, Selector selector) {
+  const CachedKey c{t.index_id, selector, key};
+  std::lock_guard lock(lookup_mutex_);
+  auto it = lookups_.find(c);
+  if (it != lookups_.end()) return it->second;
+  if (lookups_.size() >= kLookupCacheSize) lookups_.clear();
+  return lookups_.emplace(c, look_up(t, key, selector)).first->second;
+}
+
 ContextState& Access::state(const Context& ctx) {
   if (!ctx.state_) {
     throw Error(Errc::invalid_argument, "ctx", "this Context was moved from; make a new one");

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "core/backend.hpp"
 #include "core/record.hpp"
@@ -53,6 +54,25 @@ struct ContextState {
   // The table and overrides for one call.
   const Table* table_for(const Options& options);
   Overrides overrides_for(const Options& options);
+
+  // Grouped calls: the table's look-up of each key seen, kept for the Context's life (at most
+  // kLookupCacheSize; then it starts again). A grouped call may hold hundreds of keys, more
+  // than look_up's per-thread memo keeps. Safe from many threads.
+  static constexpr std::size_t kLookupCacheSize = 1 << 16;
+  Lookup cached_lookup(const Table& table, const Key& key, Selector selector);
+
+ private:
+  std::mutex lookup_mutex_;
+  struct CachedKey {
+    std::uint64_t table_id;
+    Selector selector;
+    Key key;
+    friend bool operator==(const CachedKey&, const CachedKey&) = default;
+  };
+  struct CachedKeyHash {
+    std::size_t operator()(const CachedKey& k) const noexcept;
+  };
+  std::unordered_map<CachedKey, Lookup, CachedKeyHash> lookups_;
 };
 
 struct Access {

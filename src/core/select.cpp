@@ -67,7 +67,7 @@ std::string explain_predicted(const Table& table, const Key& key) {
 }  // namespace
 
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
-                 const Exec& exec, const Overrides& ov, Trace* trace) {
+                 const Exec& exec, const Overrides& ov, Trace* trace, const Lookup* lookup) {
   auto note = [&](std::string_view spelling, const char* reason, const char* from) {
     if (trace) trace->steps.push_back({std::string(spelling), reason ? reason : "", from});
   };
@@ -98,7 +98,7 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
   }
 
   Selection s;
-  if (table) s.lookup = look_up(*table, key, ov.selector);
+  if (table) s.lookup = lookup ? *lookup : look_up(*table, key, ov.selector);
   const char* from = s.lookup.basis == Basis::predicted ? "predicted" : "row";
   for (std::size_t i = 0, n = s.lookup.size(); i < n; ++i) {
     const Entry& e = s.lookup.entry(*table, i);

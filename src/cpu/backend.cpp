@@ -73,6 +73,9 @@ class CpuBackend final : public Backend {
   bool depends_on(const Candidate&, std::string_view) const override {
     return false;
   }
+  void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const override {
+    cpu::launch_groups(groups, exec);
+  }
 
  private:
   std::array<const Candidate*, 5> candidates_{};

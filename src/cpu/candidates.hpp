@@ -3,6 +3,9 @@
 
 #include <string>
 
+#include <span>
+
+#include "core/backend.hpp"
 #include "core/candidate.hpp"
 
 namespace gemmroute::cpu {
@@ -12,6 +15,13 @@ const Candidate& small_candidate();          // cpu.small
 const Candidate& tile_candidate();           // cpu.tile
 const Candidate& openblas_candidate();       // openblas: batch over threads, 1 thread per call
 const Candidate& openblas_item_candidate();  // openblas:par=item: OpenBLAS's threads per item
+
+// Whether an openblas candidate's launch of this problem calls OpenBLAS single-threaded (so it
+// gives the same result inside a parallel region). False for any other candidate.
+bool openblas_single_threaded(const Candidate& candidate, const Problem& problem);
+
+// A grouped call's groups: small ones together over the threads (grouped.cpp).
+void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec);
 
 // OpenBLAS as found at run time: "OpenBLAS 0.3.21 ..." and the core name, or empty.
 std::string openblas_config();
