@@ -1,12 +1,50 @@
 // gemmroute explain: the walk the selector takes for one problem.
 #include <cstdio>
+#include <memory>
 
 #include "core/context_state.hpp"
 #include "core/select.hpp"
+#include "gemmroute/error.hpp"
 #include "problem_args.hpp"
 #include "verbs.hpp"
 
 namespace gemmroute::cli {
+namespace {
+
+// Where the device is not here (a CUDA table read on a laptop or in CI): the same walk over
+// the backend's vocabulary. can_run needs no device; the Context's workspace is taken as none.
+int explain_offline(Device device, const Problem& p, const Options& options,
+                    const std::string& why) {
+  bool offline = false;
+  auto backend = make_backend_or_vocabulary(device, &offline);
+  const Environment env = read_environment();
+  std::string path = !options.table.empty() ? options.table
+                     : !env.table.empty()   ? env.table
+                                            : default_table_path(*backend);
+  std::unique_ptr<Table> table;
+  if (!path.empty()) table = std::make_unique<Table>(load_table(path, *backend));
+  const Exec exec;
+  Overrides ov;
+  ov.route = options.route.value_or(env.route);
+  Resolved pin;
+  ov.pin = options.pin.empty() ? std::string_view(env.pin) : std::string_view(options.pin);
+  if (!ov.pin.empty()) {
+    pin = backend->resolve(ov.pin);
+    ov.pinned = pin.candidate;
+    ov.pin_error = pin.error;
+  }
+  std::printf(
+      "note: %s; the walk below is over the %s backend's vocabulary, without the "
+      "device\n",
+      why.c_str(), std::string(backend->name()).c_str());
+  Key key = key_of(p);
+  Trace trace;
+  Selection s = select(p, key, table.get(), *backend, exec, ov, &trace);
+  std::fputs(format_explain(key, table.get(), s, trace, ov).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
 
 int explain(const Argv& argv) {
   Args args(
@@ -21,7 +59,9 @@ int explain(const Argv& argv) {
         "\n"
         "Prints the key, the table file, the nearest row and its distance, every entry of the\n"
         "walk (runs, or skipped: reason) and last `choice: <spelling>`. GEMMROUTE_TABLE,\n"
-        "GEMMROUTE_PIN and GEMMROUTE_ROUTE apply as they do to library calls.");
+        "GEMMROUTE_PIN and GEMMROUTE_ROUTE apply as they do to library calls. For a device\n"
+        "this machine lacks (--device cuda without a GPU), the walk is shown over the\n"
+        "backend's vocabulary, with a note saying so.");
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
@@ -34,8 +74,14 @@ int explain(const Argv& argv) {
     options.route = parse_route(*r);
     if (!options.route) throw UsageError("--route: expected auto, native or vendor");
   }
-  Context ctx(device);
-  auto& st = detail::Access::state(ctx);
+  std::unique_ptr<Context> ctx;
+  try {
+    ctx = std::make_unique<Context>(device);
+  } catch (const Error& e) {
+    if (e.code() != Errc::unsupported || device.kind == BackendKind::cpu) throw;
+    return explain_offline(device, p, options, e.message());
+  }
+  auto& st = detail::Access::state(*ctx);
   const Table* table = st.table_for(options);
   Overrides ov = st.overrides_for(options);
   Key key = key_of(p);

@@ -117,6 +117,7 @@ std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin,
     r.status = a.status;
     r.origin = origin;
     r.detail = a.detail;
+    r.digest = a.digest;
     if (a.status == Status::ok) {
       r.median_us = a.stats.median;
       r.spread_pct = a.stats.spread_pct;
@@ -382,7 +383,14 @@ int tune(const Argv& argv) {
     for (const ResultRow& r : prev.rows) s.previous[to_string(r.key)].push_back(r);
     s.writer.append(
         out, prev.complete_bytes,
-        std::string(refining ? "refine" : "resumed") + " " + now_utc() + " " + spec_line);
+        std::string(refining ? "refine" : "resumed") + " " + now_utc() + " " + spec_line,
+        prev.version);
+    if (prev.version < kResultsFormatVersion) {
+      std::printf(
+          "note: %s is results format %d: the rows added carry no output digests, so\n"
+          "      a table built from it records no bit-identity groups\n",
+          out.c_str(), prev.version);
+    }
     std::printf("tune: resuming %s: %zu rows already measured\n", out.c_str(), prev.rows.size());
   } else {
     std::vector<std::pair<std::string, std::string>> meta = {

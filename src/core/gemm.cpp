@@ -195,19 +195,13 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
 void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& options) {
   detail::ContextState& st = detail::Access::state(ctx);
   check_options(options);
-  const bool host = st.backend->host_memory();
-  if (!host) {
-    // The groups' pointer arrays are built in host memory; a device backend would need them
-    // staged into its memory first (docs/decisions.md).
-    throw Error(Errc::unsupported, "items",
-                "grouped batches are not yet supported on a " + std::string(st.backend->name()) +
-                    " Context; call gemm with device pointer arrays per group");
-  }
-  // Validate every item before any write.
+  // Validate every item before any write. Items and the groups' pointer arrays are gathered on
+  // the host (so they are read here on every backend); a device backend stages the arrays into
+  // its memory after selection (Exec::stage_pointers).
   std::vector<Prepared> prepared;
   prepared.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i)
-    prepared.push_back(prepare_item(items[i], i, host));
+    prepared.push_back(prepare_item(items[i], i, true));
 
   // Group by everything a pointer-array batch shares, groups in order of first appearance and
   // items in their order: each item's group, then every group's operands in one flat array
@@ -235,22 +229,28 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
     }
   }
   if (groups.empty()) return;
-  std::vector<std::size_t> next(groups.size());
+  // Group g's pointers: its a, then b, then c, from 3 * (items before it); `next[g]` counts the
+  // items placed so far.
+  std::vector<std::size_t> first(groups.size()), next(groups.size());
   for (std::size_t g = 1; g < groups.size(); ++g)
-    next[g] = next[g - 1] + static_cast<std::size_t>(groups[g - 1].batch);
-  const std::size_t used = next.back() + static_cast<std::size_t>(groups.back().batch);
-  std::vector<const void*> a(used), b(used), c(used);
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    groups[g].a.array = a.data() + next[g];
-    groups[g].b.array = b.data() + next[g];
-    groups[g].c.array = c.data() + next[g];
-  }
+    first[g] = first[g - 1] + static_cast<std::size_t>(groups[g - 1].batch);
+  std::vector<const void*> pointers(3 * (first.back() + static_cast<std::size_t>(groups.back().batch)));
+  auto point = [&](const void* const* at) {
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const auto batch = static_cast<std::size_t>(groups[g].batch);
+      groups[g].a.array = at + 3 * first[g];
+      groups[g].b.array = at + 3 * first[g] + batch;
+      groups[g].c.array = at + 3 * first[g] + 2 * batch;
+    }
+  };
+  point(pointers.data());
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     if (group_of[i] == kNone) continue;
-    const std::size_t at = next[group_of[i]]++;
-    a[at] = prepared[i].a;
-    b[at] = prepared[i].b;
-    c[at] = prepared[i].c;
+    const std::size_t g = group_of[i], at = 3 * first[g] + next[g]++;
+    const auto batch = static_cast<std::size_t>(groups[g].batch);
+    pointers[at] = prepared[i].a;
+    pointers[at + batch] = prepared[i].b;
+    pointers[at + 2 * batch] = prepared[i].c;
   }
 
   // Select every group before any runs, so that a group that cannot run (pin, route,
@@ -261,7 +261,7 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
   std::vector<GroupLaunch> launches;
   launches.reserve(groups.size());
   for (Problem& p : groups) {
-    validate(p, false, host);
+    validate(p, false, true);
     if (table && ov.pin.empty()) {
       const Lookup lookup = st.cached_lookup(*table, key_of(p), ov.selector);
       launches.push_back({&choose(st, p, table, ov, &lookup), &p});
@@ -269,6 +269,8 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
       launches.push_back({&choose(st, p, table, ov), &p});
     }
   }
+  const Exec::Staged staged = st.exec->stage_pointers(pointers);
+  point(staged.data());
   st.backend->launch_groups(launches, *st.exec);
 }
 

@@ -64,6 +64,35 @@ std::string explain_predicted(const Table& table, const Key& key) {
   return out;
 }
 
+// The row's bit-identity groups for explain: one line per group, or why there are none.
+std::string format_bits(const Row& row) {
+  int groups = 0;
+  for (const Entry& e : row.entries) groups = std::max(groups, e.bits);
+  if (groups == 0) {
+    // Hand-written rows were never measured, so there is nothing to say about them.
+    if (row.origin == Origin::transcribed) return {};
+    return "bits: not recorded for this row (the table has no bit-identity groups)\n";
+  }
+  std::string out = "bits: entries that gave bit-identical C in the tuner's check:\n";
+  for (int g = 1; g <= groups; ++g) {
+    out += "  =" + std::to_string(g) + " ";
+    for (const Entry& e : row.entries) {
+      if (e.bits == g) out += " " + e.spelling;
+    }
+    out += "\n";
+  }
+  bool unknown = false;
+  for (const Entry& e : row.entries) unknown = unknown || e.bits == 0;
+  if (unknown) {
+    out += "  not recorded:";
+    for (const Entry& e : row.entries) {
+      if (e.bits == 0) out += " " + e.spelling;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
@@ -194,6 +223,7 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
     out += "  " + w.spelling + pad + (w.reason.empty() ? "runs" : "skipped: " + w.reason) + "  [" +
            w.from + "]\n";
   }
+  if (ov.pin.empty() && s.nearest.row) out += format_bits(*s.nearest.row);
   out += "choice: " + std::string(s.candidate->spelling()) + "\n";
   return out;
 }

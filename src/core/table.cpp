@@ -115,10 +115,42 @@ bool parse_entry(const Token& tok, Entry& e, Diagnostic& d) {
   }
   if (!t.starts_with("%")) return bad("expected '%' after the spread");
   t.remove_prefix(1);
+  if (t.starts_with("=")) {
+    t.remove_prefix(1);
+    int group = 0;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), group);
+    if (ec != std::errc() || ptr == t.data() || group < 1) {
+      return bad_at(t, "expected a bit-identity group number from 1 after '='");
+    }
+    t.remove_prefix(static_cast<std::size_t>(ptr - t.data()));
+    e.bits = group;
+  }
   if (!t.empty()) return bad("unexpected text after the entry");
   e.timed = true;
   e.median_us = median * scale;
   e.spread_pct = spread;
+  return true;
+}
+
+// Bit-identity groups (format 2): numbered 1, 2, ... in the order they first appear in the
+// row, so one grouping has one spelling. Reports the first problem through error(col, text).
+template <class ErrorFn>
+bool check_bits_groups(const Row& row, int version, ErrorFn&& error) {
+  int next = 1;
+  for (const Entry& e : row.entries) {
+    if (e.bits == 0) continue;
+    if (version < 2) {
+      error(e.column, "bit-identity groups ('=N' after an entry) need 'gemmroute-table 2'");
+      return false;
+    }
+    if (e.bits > next) {
+      error(e.column, "bit-identity group =" + std::to_string(e.bits) +
+                          " before =" + std::to_string(next) +
+                          ": groups are numbered 1, 2, ... in order of first appearance");
+      return false;
+    }
+    if (e.bits == next) ++next;
+  }
   return true;
 }
 
@@ -205,6 +237,7 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
   Table table;
   table.path = std::move(path);
   bool seen_magic = false, seen_row = false;
+  int version = kTableFormatVersion;
   std::vector<std::string_view> lines;
   for (std::size_t pos = 0;;) {
     std::size_t end = text.find('\n', pos);
@@ -233,12 +266,14 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
       seen_magic = true;
       if (toks[0].text != kMagic) {
         error(toks[0].column, "expected '" + std::string(kMagic) + " " +
-                                  std::to_string(kTableFormatVersion) + "' first");
+                                  std::to_string(kTableFormatVersion) + "' first (or version 1)");
         continue;
       }
-      if (toks.size() != 2 || toks[1].text != std::to_string(kTableFormatVersion)) {
+      if (toks.size() == 2 && toks[1].text == "1") {
+        version = 1;
+      } else if (toks.size() != 2 || toks[1].text != std::to_string(kTableFormatVersion)) {
         error(toks.size() > 1 ? toks[1].column : toks[0].column + static_cast<int>(kMagic.size()),
-              "unsupported format version (this build reads " +
+              "unsupported format version (this build reads 1 and " +
                   std::to_string(kTableFormatVersion) + ")");
       }
       continue;
@@ -280,6 +315,7 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
           row.entries.push_back(std::move(e));
         }
       }
+      if (ok) ok = check_bits_groups(row, version, error);
       if (ok) table.rows.push_back(std::move(row));
       continue;
     }
@@ -422,11 +458,20 @@ std::string format_entry(const Entry& e) {
   if (!e.timed) return e.spelling;
   char buf[96];
   std::snprintf(buf, sizeof buf, "@%.6gus\xC2\xB1%.2f%%", e.median_us, e.spread_pct);
-  return e.spelling + buf;
+  std::string s = e.spelling + buf;
+  if (e.bits > 0) s += "=" + std::to_string(e.bits);
+  return s;
 }
 
 std::string write_table(const Table& t) {
-  std::string s = std::string(kMagic) + " " + std::to_string(kTableFormatVersion) + "\n";
+  // Version 1 unless some entry records its bit-identity group, so tables without groups stay
+  // readable by builds that know only version 1.
+  bool groups = false;
+  for (const Row& r : t.rows) {
+    for (const Entry& e : r.entries) groups = groups || (e.timed && e.bits > 0);
+  }
+  std::string s =
+      std::string(kMagic) + " " + (groups ? std::to_string(kTableFormatVersion) : "1") + "\n";
   for (const auto& [k, v] : t.fingerprint.fields) s += "fingerprint." + k + " " + v + "\n";
   for (const auto& [k, v] : t.header) s += k + " " + v + "\n";
   for (const Row& r : t.rows) {

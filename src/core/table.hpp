@@ -19,7 +19,9 @@ namespace gemmroute {
 class Backend;
 class Candidate;
 
-inline constexpr int kTableFormatVersion = 1;
+// The newest format this build writes and reads; it also reads version 1 (version 2 adds the
+// bit-identity groups of entries, docs/table-format.md).
+inline constexpr int kTableFormatVersion = 2;
 
 // The most a row may hold (docs/table-format.md): sizes, a median time per call and a spread.
 // Results files, which tables are built from, are held to the same limits.
@@ -39,6 +41,10 @@ struct Entry {
   double median_us = 0;   // microseconds per call (whole batch)
   double spread_pct = 0;  // interquartile range / median of the repetitions, in percent
   int column = 0;         // 1-based, for messages
+  // Bit-identity group within the row: entries with the same group gave bit-identical C in
+  // the tuner's check (groups numbered 1, 2, ... in order of first appearance); 0: not
+  // recorded.
+  int bits = 0;
   // Filled by validation against a backend:
   const Candidate* candidate = nullptr;
   std::string unrunnable;  // non-empty: the fingerprint mismatch that disables this entry

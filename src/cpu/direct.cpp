@@ -1,54 +1,21 @@
 // cpu.direct: the generic native kernel and the CPU's last resort. Every scalar, every form,
-// any layout. Per item: for op(A) = A, column axpys (C(:, j) += A(:, q) * alpha op(B)(q, j)),
-// which walk A and C with unit stride; for op(A) = A^T or A^H, dot products down the columns
-// of A. Working precision, one item per thread.
+// any layout, any x86-64. Each element of C is summed in the order every native kernel uses
+// (native_order.hpp), one element at a time (direct_kernel.hpp), so it gives the same bits as
+// cpu.small and cpu.tile wherever they also run. On a CPU with FMA the kernel built with FMA
+// enabled (direct_fma.cpp) runs; elsewhere this file's build, whose std::fma is a library call.
 #include <complex>
 
 #include "core/candidate.hpp"
 #include "cpu/batch.hpp"
 #include "cpu/candidates.hpp"
+#include "cpu/direct_kernel.hpp"
+#include "cpu/small_kernels.hpp"
 
 namespace gemmroute::cpu {
+
+void direct_gemm_fma(const Problem& problem);  // direct_fma.cpp
+
 namespace {
-
-template <class T>
-T conj_if(T v, bool c) {
-  if constexpr (std::is_floating_point_v<T>) {
-    (void)c;
-    return v;
-  } else {
-    return c ? std::conj(v) : v;
-  }
-}
-
-template <class T>
-void direct_item(const Problem& p, const T* a, const T* b, T* c) {
-  const T alpha = p.alpha_as<T>();
-  const T beta = p.beta_as<T>();
-  const std::int64_t lda = p.a.ld, ldb = p.b.ld, ldc = p.c.ld;
-  const bool conj_a = p.ta == Op::C, conj_b = p.tb == Op::C;
-  auto op_b = [&](std::int64_t q, std::int64_t j) {
-    return p.tb == Op::N ? b[q + j * ldb] : conj_if(b[j + q * ldb], conj_b);
-  };
-  for (std::int64_t j = 0; j < p.n; ++j) {
-    T* cj = c + j * ldc;
-    if (p.ta == Op::N) {
-      scale_item(p.m, 1, beta, cj, ldc);
-      for (std::int64_t q = 0; q < p.k; ++q) {
-        const T s = alpha * op_b(q, j);
-        const T* aq = a + q * lda;
-        for (std::int64_t i = 0; i < p.m; ++i) cj[i] += aq[i] * s;
-      }
-    } else {
-      for (std::int64_t i = 0; i < p.m; ++i) {
-        const T* ai = a + i * lda;
-        T sum(0);
-        for (std::int64_t q = 0; q < p.k; ++q) sum += conj_if(ai[q], conj_a) * op_b(q, j);
-        cj[i] = beta == T(0) ? alpha * sum : alpha * sum + beta * cj[i];
-      }
-    }
-  }
-}
 
 class Direct final : public Candidate {
  public:
@@ -57,11 +24,14 @@ class Direct final : public Candidate {
   Verdict can_run(const Problem&) const override { return Verdict::yes(); }
   void launch(const Problem& p, const Exec& exec) const override {
     require_runnable(*this, p, exec);
+    static const bool fma = cpu_has_avx2_fma();
     dispatch(p.dtype, [&]<class T>() {
       if (quick_path<T>(p)) return;
-      for_each_item(p, [&](std::int64_t i) {
-        direct_item<T>(p, p.item_a<T>(i), p.item_b<T>(i), p.item_c<T>(i));
-      });
+      if (fma) {
+        direct_gemm_fma(p);
+      } else {
+        direct_batch<T>(p);
+      }
     });
   }
 };

@@ -8,14 +8,18 @@
 // pair of strides), one FMA per accumulator, nothing packed, nothing cleared per item. op(A)
 // is read in place when ta == N (masked loads and stores only where m is not whole vectors);
 // for T and C it is first transposed into a small zero-padded buffer. Complex scalars stay
-// interleaved: a (re, im) vector of A meets broadcasts of b.re and b.im in two accumulator
-// sets, and the epilogue combines them and resolves conjugation of A or B by sign patterns
-// folded into alpha, so no form needs its own kernel. Sizes are not buckets: k is a loop
-// count and m, n choose how C is cut into blocks, once per batch (Plan).
+// interleaved: a (re, im) vector of A meets broadcasts of b.re and b.im, either in two
+// accumulator sets combined at the end (split) or in one, through the swapped vector of A
+// (chained); the epilogue resolves conjugation of A or B by sign patterns folded into alpha,
+// so no form needs its own kernel. Which complex blocks are chained, and every rounding, is
+// cpu/native_order.hpp's: all native kernels sum each element in the same order, so the
+// choice among them never changes a bit. Sizes are not buckets: k is a loop count and m, n
+// choose how C is cut into blocks, once per batch (Plan).
 //
-// Template instantiations: block<R, complex, MV, NR> with MV x NR accumulators at most 12
-// (complex: 2 MV NR at most 12): f32 14 (MV 1-2), f64 21 (MV 1-4), c32 12 and c64 12
-// (MV 1-4; c64 items of more than 8 rows run as two row blocks): 59 kernels in all.
+// Template instantiations: block<R, form, MV, NR> with MV x NR accumulators at most 12
+// (complex split: 2 MV NR at most 12; chained blocks take the same sizes): f32 14 (MV 1-2),
+// f64 21 (MV 1-4), c32 and c64 12 each per complex form (MV 1-4; c64 items of more than 8
+// rows run as two row blocks): 83 kernels in all.
 #include "cpu/small_kernels.hpp"
 
 #include <immintrin.h>
@@ -27,6 +31,7 @@
 #include <utility>
 
 #include "cpu/batch.hpp"
+#include "cpu/native_order.hpp"
 
 namespace gemmroute::cpu {
 namespace {
@@ -58,6 +63,8 @@ struct Vec<double> {
   }
   static V bcast(const double* p) { return _mm256_broadcast_sd(p); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+  static V fmaddsub(V a, V b, V c) { return _mm256_fmaddsub_pd(a, b, c); }  // ab-c, ab+c
+  static V neg(V a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
   static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
   static V swap(V a) { return _mm256_permute_pd(a, 0b0101); }  // (re, im) -> (im, re)
   static __m256i mask(int valid) {                             // the first `valid` lanes
@@ -92,6 +99,8 @@ struct Vec<float> {
   }
   static V bcast(const float* p) { return _mm256_broadcast_ss(p); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V fmaddsub(V a, V b, V c) { return _mm256_fmaddsub_ps(a, b, c); }
+  static V neg(V a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V swap(V a) { return _mm256_permute_ps(a, 0b10110001); }
   static __m256i mask(int valid) {
@@ -106,11 +115,13 @@ struct Shared {
   using V = typename Vec<R>::V;
   std::int64_t k, lda, ldc;
   std::int64_t bq, bj;  // op(B)(q, j) is at b + q * bq + j * bj
-  // Real: C <- alpha_p acc + beta_p C. Complex: w = acc + sign * swap(aci) is op(A) op(B),
-  // or op(A) conj(op(B)) when exactly one operand is conjugated; alpha w (or alpha conj(w)
-  // when A is) is alpha_p w + alpha_q swap(w), and beta c is beta_p c + beta_q swap(c).
+  // Real: C <- alpha_p acc + beta_p C. Complex: w is op(A) op(B), or op(A) conj(op(B)) when
+  // exactly one operand is conjugated: acc + sign * swap(aci) for split sums, unnegate * acc
+  // for chained ones; alpha w (or alpha conj(w) when A is) is alpha_p w + alpha_q swap(w),
+  // and beta c is beta_p c + beta_q swap(c).
   V alpha_p, alpha_q, beta_p, beta_q, sign;
-  bool beta_zero;
+  V unnegate;            // chained sums keep re negated: (-1, 1) lanes
+  bool beta_zero, flip;  // flip: exactly one operand conjugated (sign is (1, -1))
 };
 
 // One block: rows [row, row + MV L) of C (in reals) by NR columns. tail masks the last
@@ -129,19 +140,23 @@ struct Block {
   std::int64_t whole_a;
 };
 
+// How a block sums: real, or complex split or chained (native_order.hpp).
+enum class Form { real, split, chained };
+
 // C(MV vectors, NR columns) <- alpha op(A) op(B) + beta C for one block.
-template <class R, bool Cx, int MV, int NR>
+template <class R, Form F, int MV, int NR>
 void block(const Shared<R>& s, const Block<R>& blk) {
   using X = Vec<R>;
   using V = typename X::V;
   constexpr int L = X::lanes;
-  V acc[NR][MV], aci[Cx ? NR : 1][MV];  // aci: products with b.im (complex only)
+  constexpr bool split = F == Form::split;  // (spelled out in the lambda below: GCC 12)
+  V acc[NR][MV], aci[split ? NR : 1][MV];   // aci: products with b.im (split sums only)
 #pragma GCC unroll 8
   for (int j = 0; j < NR; ++j) {
 #pragma GCC unroll 4
     for (int v = 0; v < MV; ++v) {
       acc[j][v] = X::zero();
-      if constexpr (Cx) aci[j][v] = X::zero();
+      if constexpr (split) aci[j][v] = X::zero();
     }
   }
   const R* a = blk.a;
@@ -149,21 +164,35 @@ void block(const Shared<R>& s, const Block<R>& blk) {
   const std::int64_t k = s.k, lda = s.lda, bq = s.bq, bj = s.bj;
   const __m256i tail = blk.tail;
   // acc += op(A)(:, q) op(B)(q, :); Masked loads A's last vector through the tail mask.
+  // Chained (native_order.hpp, and OpenBLAS's AVX2 complex kernels): a lane pair holds
+  // (-re, im) between steps; fmaddsub(a, b.re, acc) then fmaddsub(swap(a), +-b.im, acc), each
+  // of which turns the re lane's sign over, so no step needs a multiply by a sign pattern.
   auto step = [&]<bool Masked>() {
-    V av[MV];
+    V av[MV], sw[F == Form::chained ? MV : 1];
 #pragma GCC unroll 4
     for (int v = 0; v < MV; ++v) {
       av[v] = v + 1 == MV && Masked ? X::load(a + v * L, tail) : X::load(a + v * L);
+      if constexpr (F == Form::chained) sw[v] = X::swap(av[v]);
     }
 #pragma GCC unroll 8
     for (int j = 0; j < NR; ++j) {
       const V br = X::bcast(b + j * bj);
 #pragma GCC unroll 4
-      for (int v = 0; v < MV; ++v) acc[j][v] = X::fma(av[v], br, acc[j][v]);
-      if constexpr (Cx) {
+      for (int v = 0; v < MV; ++v) {
+        if constexpr (F == Form::chained) {
+          acc[j][v] = X::fmaddsub(av[v], br, acc[j][v]);
+        } else {
+          acc[j][v] = X::fma(av[v], br, acc[j][v]);
+        }
+      }
+      if constexpr (F == Form::split) {
         const V bi = X::bcast(b + j * bj + 1);
 #pragma GCC unroll 4
         for (int v = 0; v < MV; ++v) aci[j][v] = X::fma(av[v], bi, aci[j][v]);
+      } else if constexpr (F == Form::chained) {
+        const V bi = s.flip ? X::neg(X::bcast(b + j * bj + 1)) : X::bcast(b + j * bj + 1);
+#pragma GCC unroll 4
+        for (int v = 0; v < MV; ++v) acc[j][v] = X::fmaddsub(sw[v], bi, acc[j][v]);
       }
     }
     a += lda;
@@ -179,9 +208,10 @@ void block(const Shared<R>& s, const Block<R>& blk) {
     for (int v = 0; v < MV; ++v) {
       const bool masked = v + 1 == MV && blk.partial;
       V r;
-      if constexpr (Cx) {
-        // acc = (ar br, ai br), aci = (ar bi, ai bi) per complex lane pair.
-        const V w = X::fma(X::swap(aci[j][v]), s.sign, acc[j][v]);
+      if constexpr (F != Form::real) {
+        // Split: acc = (ar br, ai br), aci = (ar bi, ai bi) per complex lane pair.
+        const V w =
+            split ? X::fma(X::swap(aci[j][v]), s.sign, acc[j][v]) : X::mul(acc[j][v], s.unnegate);
         r = X::fma(w, s.alpha_p, X::mul(X::swap(w), s.alpha_q));
         if (!s.beta_zero) {
           const V cv = masked ? X::load(c + v * L, tail) : X::load(c + v * L);
@@ -203,12 +233,8 @@ void block(const Shared<R>& s, const Block<R>& blk) {
   }
 }
 
-template <class T>
-constexpr bool kComplex = !std::is_floating_point_v<T>;
-template <class T>
-using Real = decltype(std::real(T{}));
-
-// Accumulators per block at most 12: real NR <= 12 / MV (and 8), complex NR <= 6 / MV.
+// Accumulators per block at most 12: real NR <= 12 / MV (and 8), complex NR <= 6 / MV (chained
+// blocks too: wider ones spilled registers and ran slower).
 template <class T>
 constexpr int kMaxMV = std::is_same_v<T, float> ? 2 : 4;
 template <class T>
@@ -219,21 +245,20 @@ constexpr int max_nr(int mv) {
 template <class T>
 using Kernel = void (*)(const Shared<Real<T>>&, const Block<Real<T>>&);
 
-template <class T, int MV, std::size_t... I>
+template <class T, Form F, int MV, std::size_t... I>
 constexpr auto nr_row(std::index_sequence<I...>) {
-  return std::array<Kernel<T>, sizeof...(I)>{&block<Real<T>, kComplex<T>, MV, int(I) + 1>...};
+  return std::array<Kernel<T>, sizeof...(I)>{&block<Real<T>, F, MV, int(I) + 1>...};
 }
 
-// kernel<T>(mv, nr) for 1 <= mv <= kMaxMV<T>, 1 <= nr <= max_nr<T>(mv).
-template <class T>
-Kernel<T> kernel(int mv, int nr) {
-  static constexpr auto r1 = nr_row<T, 1>(std::make_index_sequence<max_nr<T>(1)>{});
-  static constexpr auto r2 = nr_row<T, 2>(std::make_index_sequence<max_nr<T>(2)>{});
+template <class T, Form F>
+Kernel<T> kernel_of(int mv, int nr) {
+  static constexpr auto r1 = nr_row<T, F, 1>(std::make_index_sequence<max_nr<T>(1)>{});
+  static constexpr auto r2 = nr_row<T, F, 2>(std::make_index_sequence<max_nr<T>(2)>{});
   if constexpr (kMaxMV<T> == 2) {
     return mv == 1 ? r1[nr - 1] : r2[nr - 1];
   } else {
-    static constexpr auto r3 = nr_row<T, 3>(std::make_index_sequence<max_nr<T>(3)>{});
-    static constexpr auto r4 = nr_row<T, 4>(std::make_index_sequence<max_nr<T>(4)>{});
+    static constexpr auto r3 = nr_row<T, F, 3>(std::make_index_sequence<max_nr<T>(3)>{});
+    static constexpr auto r4 = nr_row<T, F, 4>(std::make_index_sequence<max_nr<T>(4)>{});
     switch (mv) {
       case 1:
         return r1[nr - 1];
@@ -247,8 +272,38 @@ Kernel<T> kernel(int mv, int nr) {
   }
 }
 
-// The blocks of one item, the same for every item of the batch: C is cut into at most two
-// row blocks (c64 with more than 8 rows) and each row block into balanced column blocks.
+// kernel<T>(mv, nr, chained) for 1 <= mv <= kMaxMV<T>, 1 <= nr <= max_nr<T>(mv); chained
+// matters for complex scalars only.
+template <class T>
+Kernel<T> kernel(int mv, int nr, bool chained) {
+  if constexpr (kComplex<T>) {
+    return chained ? kernel_of<T, Form::chained>(mv, nr) : kernel_of<T, Form::split>(mv, nr);
+  } else {
+    (void)chained;
+    return kernel_of<T, Form::real>(mv, nr);
+  }
+}
+
+// A range of columns or of row vectors cut at the edge of native_order.hpp's chained block:
+// [0, edge) and [edge, end), either of which may be empty.
+struct Cut {
+  std::int64_t begin[2], end[2];
+};
+inline Cut cut_at(std::int64_t begin, std::int64_t end, std::int64_t edge) {
+  const std::int64_t mid = std::clamp(edge, begin, end);
+  return {{begin, mid}, {mid, end}};
+}
+
+// Row vectors of an item in the chained block: main_rows complex rows, whole vectors.
+template <class T>
+std::int64_t chained_vectors(std::int64_t m) {
+  return main_rows<T>(m) * 2 / Vec<Real<T>>::lanes;
+}
+
+// The blocks of one item, the same for every item of the batch: the rows of C are cut at the
+// edge of the chained block (complex only) and each part into balanced row blocks (c64 rows
+// past 8 make two), each row block's columns likewise at the edge and into balanced column
+// blocks.
 template <class T>
 struct Plan {
   struct Entry {
@@ -256,7 +311,7 @@ struct Plan {
     int row, col;  // first row (in reals) and first column
     bool last_rows;
   };
-  std::array<Entry, 2 * kSmallMax> entries{};
+  std::array<Entry, 4 * kSmallMax> entries;  // the first `count` are set
   int count = 0;
   int ld_pack = 0;  // reals per column of op(A) rounded up to whole vectors
 };
@@ -266,21 +321,33 @@ Plan<T> make_plan(const Problem& p) {
   constexpr int L = Vec<Real<T>>::lanes;
   const int rows = static_cast<int>(p.m) * (kComplex<T> ? 2 : 1);
   const int mv_all = (rows + L - 1) / L;
-  const int row_blocks = (mv_all + kMaxMV<T> - 1) / kMaxMV<T>;
   Plan<T> plan;
   plan.ld_pack = mv_all * L;
-  int mv_done = 0;
-  for (int rb = 0; rb < row_blocks; ++rb) {
-    const int mv = (mv_all - mv_done) / (row_blocks - rb);
-    const int n = static_cast<int>(p.n);
-    const int col_blocks = (n + max_nr<T>(mv) - 1) / max_nr<T>(mv);
-    int col = 0;
-    for (int cb = 0; cb < col_blocks; ++cb) {
-      const int nr = (n - col) / (col_blocks - cb);
-      plan.entries[plan.count++] = {kernel<T>(mv, nr), mv_done * L, col, rb + 1 == row_blocks};
-      col += nr;
+  const Cut row_parts = cut_at(0, mv_all, chained_vectors<T>(p.m));
+  const Cut col_parts = cut_at(0, p.n, main_cols<T>(p.n));
+  for (int rp = 0; rp < 2; ++rp) {
+    const int mv_begin = static_cast<int>(row_parts.begin[rp]);
+    const int mv_part = static_cast<int>(row_parts.end[rp]) - mv_begin;
+    const int row_blocks = (mv_part + kMaxMV<T> - 1) / kMaxMV<T>;
+    int mv_done = 0;
+    for (int rb = 0; rb < row_blocks; ++rb) {
+      const int mv = (mv_part - mv_done) / (row_blocks - rb);
+      const bool last_rows = mv_begin + mv_done + mv == mv_all;
+      for (int cp = 0; cp < 2; ++cp) {
+        const int col_begin = static_cast<int>(col_parts.begin[cp]);
+        const int n = static_cast<int>(col_parts.end[cp]) - col_begin;
+        const int nr_max = max_nr<T>(mv);
+        const int col_blocks = (n + nr_max - 1) / nr_max;
+        int col = 0;
+        for (int cb = 0; cb < col_blocks; ++cb) {
+          const int nr = (n - col) / (col_blocks - cb);
+          plan.entries[plan.count++] = {kernel<T>(mv, nr, rp == 0 && cp == 0),
+                                        (mv_begin + mv_done) * L, col_begin + col, last_rows};
+          col += nr;
+        }
+      }
+      mv_done += mv;
     }
-    mv_done += mv;
   }
   return plan;
 }
@@ -298,42 +365,27 @@ void pack_transposed(const T* src, std::int64_t lds, std::int64_t m, std::int64_
   }
 }
 
-// What every block of a batch shares, from the problem; lda is set by the caller (in place
-// or a packed buffer).
+// What every block of a batch shares, from the problem and a slab's epilogue constants
+// (native_order.hpp); lda is set by the caller (in place or a packed buffer).
 template <class T>
-Shared<Real<T>> make_shared(const Problem& p) {
+Shared<Real<T>> make_shared(const Problem& p, const Epilogue<Real<T>>& e) {
   using R = Real<T>;
   using X = Vec<R>;
   constexpr std::int64_t w = kComplex<T> ? 2 : 1;  // reals per scalar
-  Shared<R> s{};
-  const T alpha = p.alpha_as<T>(), beta = p.beta_as<T>();
-  if constexpr (kComplex<T>) {
-    const R ar = alpha.real(), ai = alpha.imag(), br = beta.real(), bi = beta.imag();
-    const bool conj_a = p.ta == Op::C, flip = conj_a != (p.tb == Op::C);
-    s.sign = flip ? X::pair(1, -1) : X::pair(-1, 1);
-    s.alpha_p = conj_a ? X::pair(ar, -ar) : X::pair(ar, ar);
-    s.alpha_q = conj_a ? X::pair(ai, ai) : X::pair(-ai, ai);
-    s.beta_p = X::pair(br, br);
-    s.beta_q = X::pair(-bi, bi);
-  } else {
-    s.alpha_p = X::set1(alpha);
-    s.beta_p = X::set1(beta);
-  }
-  s.beta_zero = beta == T(0);
+  Shared<R> s;  // every field set below (not value-initialised: this runs on every call)
+  s.lda = 0;
+  s.alpha_p = X::pair(e.alpha_p[0], e.alpha_p[1]);
+  s.alpha_q = X::pair(e.alpha_q[0], e.alpha_q[1]);
+  s.beta_p = X::pair(e.beta_p[0], e.beta_p[1]);
+  s.beta_q = X::pair(e.beta_q[0], e.beta_q[1]);
+  s.sign = X::pair(e.sign[0], e.sign[1]);
+  s.unnegate = X::pair(-1, 1);
+  s.beta_zero = e.beta_zero;
+  s.flip = e.sign[0] > 0;
   s.k = p.k;
   s.ldc = p.c.ld * w;
   s.bq = (p.tb == Op::N ? 1 : p.b.ld) * w;
   s.bj = (p.tb == Op::N ? p.b.ld : 1) * w;
-  return s;
-}
-
-// The same Shared with beta = 1: later k slabs add to what the first one wrote.
-template <class T>
-Shared<Real<T>> accumulating(Shared<Real<T>> s) {
-  using X = Vec<Real<T>>;
-  s.beta_p = X::set1(1);
-  s.beta_q = X::zero();
-  s.beta_zero = false;
   return s;
 }
 
@@ -358,7 +410,7 @@ void small_typed(const Problem& p) {
   const __m256i all = X::mask(L), tail = X::mask(valid);
   const bool partial = rows % L != 0;
 
-  Shared<R> s = make_shared<T>(p);
+  Shared<R> s = make_shared<T>(p, epilogue_of<T>(p));
   const bool pack = p.ta != Op::N;
   s.lda = pack ? plan.ld_pack : p.a.ld * w;
 
@@ -391,8 +443,9 @@ void small_typed(const Problem& p) {
 // kSlab (the first slab applies beta, later ones add), each slab into row blocks of at most
 // kMaxMV vectors and each row block into balanced column blocks, in that order, so a row
 // block's slab of op(A) (at most 32 KiB) stays in L1 while B streams past it. op(A) in T or C
-// form is packed one row block and slab at a time, so the buffer has a fixed size.
-inline constexpr std::int64_t kSlab = 256;
+// form is packed one row block and slab at a time, so the buffer has a fixed size. kSlab, and
+// the edges of the chained block that row and column blocks never straddle, are
+// native_order.hpp's.
 
 // Row blocks of cpu.tile: complex items stop at 3 vectors, so a block keeps 2 columns.
 template <class T>
@@ -407,16 +460,19 @@ void tile_typed(const Problem& p) {
   constexpr int kPanel = kTileMV<T> * L;           // reals per packed column of op(A)
   const std::int64_t rows = p.m * w;
   const std::int64_t mv_all = (rows + L - 1) / L;
-  const std::int64_t row_blocks = (mv_all + kTileMV<T> - 1) / kTileMV<T>;
+  const Cut row_parts = cut_at(0, mv_all, chained_vectors<T>(p.m));
+  const std::int64_t chained_cols = main_cols<T>(p.n);
   const std::int64_t ld_pad = mv_all * L;                   // rows rounded up to whole vectors
   const int valid = static_cast<int>(rows - (ld_pad - L));  // rows of the last vector
   const __m256i all = X::mask(L), tail = X::mask(valid);
   const bool partial = rows % L != 0;
   const bool pack = p.ta != Op::N;
 
-  Shared<R> first = make_shared<T>(p);
+  const Epilogue<R> e = epilogue_of<T>(p);
+  Shared<R> first = make_shared<T>(p, e);
   first.lda = pack ? kPanel : p.a.ld * w;
-  const Shared<R> later = accumulating<T>(first);
+  Shared<R> later = make_shared<T>(p, accumulating(e));  // later k slabs add to C
+  later.lda = first.lda;
 
   // Columns [col0, col1) of one item.
   auto run = [&](std::int64_t item, std::int64_t col0, std::int64_t col1) {
@@ -427,42 +483,51 @@ void tile_typed(const Problem& p) {
     for (std::int64_t q0 = 0; q0 < p.k; q0 += kSlab) {
       Shared<R> s = q0 == 0 ? first : later;
       s.k = std::min(kSlab, p.k - q0);
-      std::int64_t mv_done = 0;
-      for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
-        const int mv = static_cast<int>((mv_all - mv_done) / (row_blocks - rb));
-        const std::int64_t row = mv_done * L;  // in reals
-        const bool last_rows = rb + 1 == row_blocks;
-        const R* a_cols;
-        std::int64_t whole_a = s.k;
-        if (pack) {
-          const std::int64_t i0 = row / w, mb = std::min<std::int64_t>(mv * L / w, p.m - i0);
-          pack_transposed(a + q0 + i0 * p.a.ld, p.a.ld, mb, s.k, reinterpret_cast<T*>(panel),
-                          kPanel / w);
-          a_cols = panel;
-        } else {
-          a_cols = reinterpret_cast<const R*>(a) + q0 * s.lda + row;
-          if (last_rows && partial) {
-            whole_a =
-                std::clamp<std::int64_t>(whole_columns(p.k, s.lda, rows, ld_pad) - q0, 0, s.k);
+      for (int rp = 0; rp < 2; ++rp) {
+        const std::int64_t mv_part = row_parts.end[rp] - row_parts.begin[rp];
+        const std::int64_t row_blocks = (mv_part + kTileMV<T> - 1) / kTileMV<T>;
+        std::int64_t mv_done = 0;
+        for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
+          const int mv = static_cast<int>((mv_part - mv_done) / (row_blocks - rb));
+          const std::int64_t row = (row_parts.begin[rp] + mv_done) * L;  // in reals
+          const bool last_rows = row / L + mv == mv_all;
+          const R* a_cols;
+          std::int64_t whole_a = s.k;
+          if (pack) {
+            const std::int64_t i0 = row / w, mb = std::min<std::int64_t>(mv * L / w, p.m - i0);
+            pack_transposed(a + q0 + i0 * p.a.ld, p.a.ld, mb, s.k, reinterpret_cast<T*>(panel),
+                            kPanel / w);
+            a_cols = panel;
+          } else {
+            a_cols = reinterpret_cast<const R*>(a) + q0 * s.lda + row;
+            if (last_rows && partial) {
+              whole_a =
+                  std::clamp<std::int64_t>(whole_columns(p.k, s.lda, rows, ld_pad) - q0, 0, s.k);
+            }
           }
+          const Cut col_parts = cut_at(col0, col1, chained_cols);
+          for (int cp = 0; cp < 2; ++cp) {
+            const bool chained = rp == 0 && cp == 0;
+            const int nr_max = max_nr<T>(mv);
+            const std::int64_t end = col_parts.end[cp];
+            const std::int64_t col_blocks = (end - col_parts.begin[cp] + nr_max - 1) / nr_max;
+            std::int64_t col = col_parts.begin[cp];
+            for (std::int64_t cb = 0; cb < col_blocks; ++cb) {
+              const int nr = static_cast<int>((end - col) / (col_blocks - cb));
+              Block<R> blk;
+              blk.a = a_cols;
+              blk.b = b + q0 * s.bq + col * s.bj;
+              blk.c = c + row + col * s.ldc;
+              blk.tail = last_rows ? tail : all;
+              blk.valid = valid;
+              blk.partial = last_rows && partial;
+              blk.whole_a = whole_a;
+              kernel<T>(mv, nr, chained)(s, blk);
+              col += nr;
+            }
+          }
+          mv_done += mv;
         }
-        const int nr_max = max_nr<T>(mv);
-        const std::int64_t col_blocks = (col1 - col0 + nr_max - 1) / nr_max;
-        std::int64_t col = col0;
-        for (std::int64_t cb = 0; cb < col_blocks; ++cb) {
-          const int nr = static_cast<int>((col1 - col) / (col_blocks - cb));
-          Block<R> blk;
-          blk.a = a_cols;
-          blk.b = b + q0 * s.bq + col * s.bj;
-          blk.c = c + row + col * s.ldc;
-          blk.tail = last_rows ? tail : all;
-          blk.valid = valid;
-          blk.partial = last_rows && partial;
-          blk.whole_a = whole_a;
-          kernel<T>(mv, nr)(s, blk);
-          col += nr;
-        }
-        mv_done += mv;
       }
     }
   };

@@ -47,6 +47,7 @@ void CudaExec::release() noexcept {
   int previous = -1;
   if (cudaGetDevice(&previous) != cudaSuccess) previous = -1;
   if (previous != device_) cudaSetDevice(device_);
+  if (staged_) cudaFreeAsync(staged_, stream_);
   if (stream_) cudaStreamSynchronize(stream_);
   if (lt_) cublasLtDestroy(lt_);
   if (blas_) cublasDestroy(blas_);
@@ -55,6 +56,7 @@ void CudaExec::release() noexcept {
   lt_ = nullptr;
   blas_ = nullptr;
   workspace_ = nullptr;
+  staged_ = nullptr;
   stream_ = nullptr;
   if (previous >= 0 && previous != device_) cudaSetDevice(previous);
 }

@@ -43,6 +43,11 @@ class CudaExec final : public Exec {
   // on one Context then cannot interleave their uses of it on the shared stream.
   std::mutex& launch_mutex() const noexcept { return launch_mutex_; }
 
+  // Copies the pointers into a device array of this Exec (grown, stream-ordered, when a call
+  // needs more) by kernel launches that carry them as parameters: nothing waits for the device
+  // and the host array may go as soon as this returns.
+  Staged stage_pointers(std::span<const void* const> host) const override;
+
  private:
   void release() noexcept;
 
@@ -55,6 +60,13 @@ class CudaExec final : public Exec {
   int sms_ = 0;
   std::size_t max_smem_ = 0;
   mutable std::mutex launch_mutex_;
+  // The staging area: held from stage_pointers until its Staged is destroyed.
+  mutable std::mutex staging_mutex_;
+  mutable void* staged_ = nullptr;  // device memory, staged_capacity_ pointers
+  mutable std::size_t staged_capacity_ = 0;
+
+ protected:
+  void release_staged() const noexcept override { staging_mutex_.unlock(); }
 };
 
 // The CudaExec a CUDA candidate was handed (the backend makes no other kind).

@@ -149,8 +149,28 @@ Problem rebase(const Problem& p, const char* from, char* to) {
 
 }  // namespace
 
+std::uint64_t output_digest(const void* bytes, std::size_t size) {
+  // FNV-1a's offset and splitmix64's finaliser over 8-byte words, then the tail and the size.
+  auto mix = [](std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  const auto* p = static_cast<const unsigned char*>(bytes);
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  std::size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = mix(h ^ w) + 0x9e3779b97f4a7c15ull;
+  }
+  std::uint64_t tail = 0;
+  for (std::size_t j = 0; i + j < size; ++j) tail |= std::uint64_t{p[i + j]} << (8 * j);
+  return mix(mix(h ^ tail) ^ static_cast<std::uint64_t>(size));
+}
+
 std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevice& device,
-                      double check_macs, double* worst) {
+                      double check_macs, double* worst, std::uint64_t* digest) {
   const Problem& p = sets.problem(0);
   const std::size_t bytes = static_cast<std::size_t>(set_bytes(sets.key()));
   const char* dev0 = static_cast<const char*>(p.a.base);  // set 0 starts with A
@@ -170,6 +190,7 @@ std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevi
     // A and B must be untouched; the reference reads them from `orig`.
     const std::size_t ab = static_cast<const char*>(p.c.base) - dev0;
     if (std::memcmp(before.data(), after.data(), ab) != 0) why = "wrote into A or B";
+    if (digest) *digest = output_digest(after.data() + ab, bytes - ab);
     auto got_pieces = check_pieces(got, check_macs);
     auto orig_pieces = check_pieces(orig, check_macs);
     double w = 0;
@@ -202,7 +223,8 @@ PointReport measure_arms(const Key& key, std::span<const LaunchArm> arms, Measur
       r.detail = v.reason;
     } else {
       double worst = 0;
-      std::string why = check_arm(sets, arms[a], device, options.check_macs, &worst);
+      std::uint64_t digest = 0;
+      std::string why = check_arm(sets, arms[a], device, options.check_macs, &worst, &digest);
       if (!why.empty()) {
         r.status = why.rfind("launch threw", 0) == 0 ? Status::error : Status::failed;
         r.detail = why;
@@ -210,6 +232,7 @@ PointReport measure_arms(const Key& key, std::span<const LaunchArm> arms, Measur
         char buf[64];
         std::snprintf(buf, sizeof buf, "err/bound %.3g", worst);
         r.detail = buf;
+        r.digest = digest;
         const LaunchArm* arm = &arms[a];
         timed.push_back(
             {arm->name, [arm, &sets](std::int64_t s) { arm->launch(sets.problem(s)); }});

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,6 +48,9 @@ struct ArmResult {
   Stats stats;                     // us per call; set when ok
   std::int64_t calls_per_sample = 0;
   std::string detail;              // why not ok; for ok, the check's worst error over bound
+  // For ok: output_digest of the C its check launch wrote on operand set 0. The same for two
+  // arms of one point when they gave bit-identical C on the same operands.
+  std::optional<std::uint64_t> digest;
 };
 
 struct PointReport {
@@ -61,8 +65,13 @@ PointReport measure_arms(const Key& key, std::span<const LaunchArm> arms, Measur
 
 // Checks one launch on a copy of set 0 (restored afterwards): runs it, downloads C and compares
 // sampled items with reference::check_against_reference. Empty string when correct, else why not.
+// digest, when given, receives output_digest of the whole C region it wrote.
 std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevice& device,
-                      double check_macs, double* worst = nullptr);
+                      double check_macs, double* worst = nullptr, std::uint64_t* digest = nullptr);
+
+// A 64-bit digest of bytes (every bit counts): equal digests mean bit-identical output with
+// overwhelming probability. Stable across builds and machines (results files keep it).
+std::uint64_t output_digest(const void* bytes, std::size_t size);
 
 // Multiply-adds and minimum bytes moved (A and B read, C read and written) of one call.
 double macs_of(const Key& key);

@@ -34,6 +34,21 @@ std::vector<Timed> rank_point(std::vector<Timed> timed, std::span<const std::str
   return ranked;
 }
 
+std::vector<int> bits_groups(std::span<const std::optional<std::uint64_t>> digests) {
+  std::vector<std::uint64_t> seen;  // the digest of group g + 1 at seen[g]
+  std::vector<int> groups;
+  for (const auto& d : digests) {
+    if (!d) {
+      groups.push_back(0);
+      continue;
+    }
+    auto it = std::find(seen.begin(), seen.end(), *d);
+    if (it == seen.end()) it = seen.insert(seen.end(), *d);
+    groups.push_back(static_cast<int>(it - seen.begin()) + 1);
+  }
+  return groups;
+}
+
 bool key_less(const Key& a, const Key& b) {
   auto t = [](const Key& k) {
     return std::make_tuple(k.dtype, k.ta, k.tb, k.layout, k.m, k.n, k.k, k.batch);
@@ -103,12 +118,17 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
     Row row;
     row.key = key;
     row.origin = p.recorded ? Origin::recorded : p.refined ? Origin::refined : Origin::measured;
-    for (const Timed& e : rank_point(std::move(ok), tie_order, options.margin)) {
+    const std::vector<Timed> ranked = rank_point(std::move(ok), tie_order, options.margin);
+    std::vector<std::optional<std::uint64_t>> digests;
+    for (const Timed& e : ranked) digests.push_back(p.last.at(e.spelling)->digest);
+    const std::vector<int> groups = bits_groups(digests);
+    for (std::size_t i = 0; i < ranked.size(); ++i) {
       Entry entry;
-      entry.spelling = e.spelling;
+      entry.spelling = ranked[i].spelling;
       entry.timed = true;
-      entry.median_us = e.median_us;
-      entry.spread_pct = e.spread_pct;
+      entry.median_us = ranked[i].median_us;
+      entry.spread_pct = ranked[i].spread_pct;
+      entry.bits = groups[i];
       row.entries.push_back(std::move(entry));
     }
     ++wins[row.entries.front().spelling];

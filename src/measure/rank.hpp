@@ -12,6 +12,8 @@
 // order, keeping a champion that each later candidate may displace by that rule.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,6 +53,7 @@ struct BuildSummary {
 
 // One row per key with at least one ok measurement (the last measurement of a pair counts),
 // entries ranked by the tie rule, rows sorted by key. Fingerprint and header from the results.
+// Entries with equal output digests share a bit-identity group (bits_groups).
 Table build_table(const Results& results, std::span<const std::string> tie_order,
                   const BuildOptions& options, BuildSummary* summary = nullptr);
 
@@ -59,6 +62,10 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
 // program calls (tune --shapes) in a table that still answers between them. The result is
 // neither validated nor indexed; *replaced counts the base rows replaced.
 Table merge_rows(const Table& base, const Table& built, int* replaced = nullptr);
+
+// Entry.bits from the output digests of ranked entries (in rank order): equal digests share a
+// group, numbered 1, 2, ... in order of first appearance; no digest gives 0 (not recorded).
+std::vector<int> bits_groups(std::span<const std::optional<std::uint64_t>> digests);
 
 // The key order of built tables: dtype, ta, tb, layout, m, n, k, batch.
 bool key_less(const Key& a, const Key& b);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <queue>
 #include <tuple>
 #include <utility>
@@ -167,8 +168,11 @@ RefineReport refine(Table& table, std::span<const std::string> tie_order, const 
       }
       ++report.measured;
       std::vector<Timed> ok;
+      std::map<std::string, std::optional<std::uint64_t>> digest;  // spelling -> its digest
       for (const ResultRow& r : measure(mk)) {
-        if (r.status == Status::ok) ok.push_back({r.spelling, r.median_us, r.spread_pct});
+        if (r.status != Status::ok) continue;
+        ok.push_back({r.spelling, r.median_us, r.spread_pct});
+        digest[r.spelling] = r.digest;
       }
       if (ok.empty()) {
         ++report.unresolved;
@@ -177,12 +181,17 @@ RefineReport refine(Table& table, std::span<const std::string> tie_order, const 
       Row row;
       row.key = mk;
       row.origin = Origin::refined;
-      for (const Timed& t : rank_point(std::move(ok), tie_order, options.margin)) {
+      const std::vector<Timed> ranked_here = rank_point(std::move(ok), tie_order, options.margin);
+      std::vector<std::optional<std::uint64_t>> digests;
+      for (const Timed& t : ranked_here) digests.push_back(digest[t.spelling]);
+      const std::vector<int> groups = bits_groups(digests);
+      for (std::size_t i = 0; i < ranked_here.size(); ++i) {
         Entry e;
-        e.spelling = t.spelling;
+        e.spelling = ranked_here[i].spelling;
         e.timed = true;
-        e.median_us = t.median_us;
-        e.spread_pct = t.spread_pct;
+        e.median_us = ranked_here[i].median_us;
+        e.spread_pct = ranked_here[i].spread_pct;
+        e.bits = groups[i];
         row.entries.push_back(std::move(e));
       }
       it = ranked.emplace(to_string(mk), row.entries).first;

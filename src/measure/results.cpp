@@ -74,6 +74,23 @@ std::string key_string(const Key& k) {
   return to_string(k);
 }
 
+std::string format_digest(std::uint64_t d) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(d));
+  return buf;
+}
+
+// Empty text: no digest. Otherwise exactly 16 hex digits.
+bool parse_digest(const std::string& s, std::optional<std::uint64_t>& d) {
+  d.reset();
+  if (s.empty()) return true;
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
+  if (ec != std::errc() || p != s.data() + s.size() || s.size() != 16) return false;
+  d = v;
+  return true;
+}
+
 }  // namespace
 
 const std::string* Results::meta_field(std::string_view name) const {
@@ -83,12 +100,13 @@ const std::string* Results::meta_field(std::string_view name) const {
   return nullptr;
 }
 
-std::string format_result_row(const ResultRow& r) {
+std::string format_result_row(const ResultRow& r, int version) {
   char nums[96];
   std::snprintf(nums, sizeof nums, "%.6g,%.3f,%d", r.median_us, r.spread_pct, r.repetitions);
   std::string s = format_key(r.key, ',') + ",";
   s += quote(r.spelling) + "," + nums + "," + std::string(to_string(r.status)) + "," +
        std::string(to_string(r.origin)) + "," + quote(r.detail);
+  if (version >= 2) s += "," + (r.digest ? format_digest(*r.digest) : std::string());
   return s;
 }
 
@@ -134,10 +152,12 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
                        std::to_string(kResultsFormatVersion) + "' first");
           return res;
         }
-        if (value != std::to_string(kResultsFormatVersion)) {
-          error(3, "unsupported results format version '" + value + "'");
+        if (value != "1" && value != std::to_string(kResultsFormatVersion)) {
+          error(3, "unsupported results format version '" + value + "' (this build reads 1 and " +
+                       std::to_string(kResultsFormatVersion) + ")");
           return res;
         }
+        res.version = value == "1" ? 1 : kResultsFormatVersion;
         seen_magic = true;
         continue;
       }
@@ -153,9 +173,10 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
                    "' first");
       return res;
     }
+    const std::string_view columns = res.version == 1 ? kResultsColumnsV1 : kResultsColumns;
     if (!seen_columns) {
-      if (line != kResultsColumns) {
-        error(1, "expected the column header '" + std::string(kResultsColumns) + "'");
+      if (line != columns) {
+        error(1, "expected the column header '" + std::string(columns) + "'");
         return res;
       }
       seen_columns = true;
@@ -165,8 +186,9 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
       error(static_cast<int>(line.size()) + 1, "unterminated quote");
       continue;
     }
-    if (f.size() != 15) {
-      error(1, "expected 15 fields, found " + std::to_string(f.size()));
+    const std::size_t fields = res.version == 1 ? 15 : 16;
+    if (f.size() != fields) {
+      error(1, "expected " + std::to_string(fields) + " fields, found " + std::to_string(f.size()));
       continue;
     }
     ResultRow r;
@@ -222,6 +244,10 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
     }
     r.origin = *origin;
     r.detail = f[14].text;
+    if (fields == 16 && !parse_digest(f[15].text, r.digest)) {
+      error(f[15].column, "expected an output digest of 16 hex digits, or nothing");
+      continue;
+    }
     res.rows.push_back(std::move(r));
   }
   if (!seen_magic && diags.empty()) {
@@ -302,7 +328,8 @@ void ResultsWriter::create(const std::string& path, const std::string& header) {
 }
 
 void ResultsWriter::append(const std::string& path, std::size_t keep_bytes,
-                           const std::string& comment) {
+                           const std::string& comment, int version) {
+  version_ = version;
   std::error_code ec;
   if (std::filesystem::file_size(path, ec) != keep_bytes && !ec) {
     std::filesystem::resize_file(path, keep_bytes, ec);  // drop an interrupted last line
@@ -315,7 +342,7 @@ void ResultsWriter::append(const std::string& path, std::size_t keep_bytes,
 }
 
 void ResultsWriter::write(const ResultRow& row) {
-  std::fputs((format_result_row(row) + "\n").c_str(), file_);
+  std::fputs((format_result_row(row, version_) + "\n").c_str(), file_);
   std::fflush(file_);
   ++written_;
 }

@@ -20,6 +20,8 @@ import shutil
 import subprocess
 import sys
 
+import preload
+
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -34,18 +36,16 @@ def main() -> int:
     p.add_argument("--min-routed", type=int, default=1000)
     args = p.parse_args()
 
-    for f in (args.program, args.input, args.library, *args.preload):
-        if not os.path.exists(f):
-            print(f"FAIL: {f} does not exist (the reference programs come with Debian's "
-                  "libblas-test package)")
-            return 1
+    absent = preload.missing((args.program, args.input, args.library, *args.preload),
+                             "libblas-test")
+    if absent:
+        print("FAIL: " + "\n      ".join(absent))
+        return 1
 
     work = pathlib.Path(args.workdir)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GEMMROUTE_")}
-    env["GEMMROUTE_LOG"] = "1"
-    env["LD_PRELOAD"] = " ".join([args.library, *args.preload])
+    env = preload.environment(args.library, args.preload)
     with open(args.input, "rb") as stdin, open(work / "stdout.txt", "wb") as out, \
             open(work / "stderr.txt", "wb") as err:
         rc = subprocess.run([args.program], stdin=stdin, stdout=out, stderr=err, cwd=work,
@@ -84,15 +84,15 @@ def main() -> int:
     if bad:
         problems.append("the report has failures:\n    " + "\n    ".join(bad[:20]))
 
-    routed = sum(1 for line in stderr.splitlines()
-                 if line.startswith(f"gemmroute: key {args.dtype} "))
+    log = preload.Log()
+    for line in stderr.splitlines():
+        log.add(line)
+    routed = log.count(args.dtype)
     if routed < args.min_routed:
         problems.append(f"only {routed} 'gemmroute: key {args.dtype}' log lines "
                         f"(want >= {args.min_routed}): calls did not go through gemmroute")
-    others = [line for line in stderr.splitlines()
-              if line.startswith("gemmroute:") and not line.startswith("gemmroute: key ")]
-    if others:
-        problems.append("gemmroute reported:\n    " + "\n    ".join(others[:10]))
+    if log.reports:
+        problems.append("gemmroute reported:\n    " + "\n    ".join(log.reports[:10]))
 
     for line in passed:
         print(line)

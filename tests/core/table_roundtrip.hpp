@@ -35,6 +35,10 @@ inline std::string roundtrip_mismatch(const Table& a, const Table& b) {
       if (e.spelling != f.spelling) return what + ": spelling became '" + f.spelling + "'";
       if (e.timed != f.timed) return what + ": timed differs";
       if (!e.timed) continue;
+      if (e.bits != f.bits) {
+        return what + ": bit-identity group " + std::to_string(e.bits) + " became " +
+               std::to_string(f.bits);
+      }
       // %.6g keeps 6 significant digits: relative error at most 5e-6.
       if (!(std::abs(e.median_us - f.median_us) <= 5.0001e-6 * e.median_us)) {
         return what + ": median " + std::to_string(e.median_us) + "us became " +

@@ -4,11 +4,13 @@
 #include <omp.h>
 
 #include <complex>
+#include <optional>
 #include <random>
 #include <set>
 
 #include "core/backend.hpp"
 #include "cpu/batch.hpp"
+#include "cpu/candidates.hpp"
 #include "reference/reference.hpp"
 #include "gemmroute/error.hpp"
 #include "support.hpp"
@@ -176,6 +178,10 @@ RandomCase<T> random_case(Op ta, const Shape& s, Storage st, std::mt19937_64& rn
 // C after one launch of `cand` on the problem, starting from a copy of `c`.
 template <class T>
 Buffer<T> launched(const Candidate& cand, Problem p, Buffer<T> c, Storage st) {
+  // The copy's pointer array must point into the copy, not into `c`'s original.
+  for (std::size_t i = 0; i < c.pointers.size(); ++i) {
+    c.pointers[i] = c.item(c.stride == 0 ? 0 : static_cast<std::int64_t>(i));
+  }
   p.c = test::operand(c, st);
   cand.launch(p, kExec);
   return c;
@@ -355,6 +361,111 @@ TEST(CpuNative, ResultsDoNotDependOnTheThreadCount) {
     }
   }
   EXPECT_GE(native, 3);
+}
+
+// A problem in any forms with operands from rng; alpha and beta as given (random when unset).
+template <class T>
+RandomCase<T> forms_case(Op ta, Op tb, const Shape& s, Storage st, std::mt19937_64& rng,
+                         std::optional<T> alpha = {}, std::optional<T> beta = {}) {
+  RandomCase<T> rc = random_case<T>(ta, Shape{s.m, s.n, s.k, s.batch}, st, rng);
+  Problem& p = rc.p;
+  p.tb = tb;
+  rc.B = test::make_buffer<T>(p.rows_b(), p.cols_b(), s.batch, st, false, rng);
+  p.b = test::operand(rc.B, st);
+  if (alpha) p.alpha = std::complex<double>(*alpha);
+  if (beta) p.beta = std::complex<double>(*beta);
+  return rc;
+}
+
+// Shapes at the edges of the native order's chained complex block (4 rows of c64, 8 of c32,
+// 6 columns) and of cpu.tile's k slab, besides kShapes.
+const std::vector<Shape> kOrderShapes = {
+    {3, 5, 7, 2},   {4, 6, 7, 1},   {5, 7, 9, 2},   {8, 12, 3, 1},  {9, 13, 5, 2},
+    {12, 6, 16, 1}, {16, 18, 2, 1}, {17, 11, 9, 1}, {6, 4, 257, 1}, {10, 7, 600, 1}};
+
+// The native kernels sum every element in one order (cpu/native_order.hpp), so whichever the
+// table picks, C is the same to the bit: every form, storage, alpha and beta, against
+// cpu.direct.
+TEST(CpuNative, EveryNativeKernelGivesTheSameBits) {
+  const Candidate& direct = cpu_backend().last_resort_native();
+  std::vector<const Candidate*> others;
+  for (const Candidate* c : cpu_backend().candidates()) {
+    if (c->provider() == Provider::native && c != &direct) others.push_back(c);
+  }
+  ASSERT_GE(others.size(), 2u);
+  std::vector<Shape> shapes = kShapes;
+  shapes.insert(shapes.end(), kOrderShapes.begin(), kOrderShapes.end());
+  int compared = 0;
+  for (Scalar dt : {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64}) {
+    for_scalar(dt, [&]<class T>() {
+      std::mt19937_64 rng(777);
+      for (Op ta : forms(dt)) {
+        for (Op tb : forms(dt)) {
+          for (Storage st : {Storage::padded, Storage::pointers}) {
+            for (const Shape& s : shapes) {
+              for (int scalars = 0; scalars < 3; ++scalars) {
+                // Random alpha and beta; beta == 0; LAPACK's alpha = -1, beta = 1.
+                std::optional<T> alpha, beta;
+                if (scalars == 1) beta = T(0);
+                if (scalars == 2) alpha = T(-1), beta = T(1);
+                RandomCase<T> rc = forms_case<T>(ta, tb, s, st, rng, alpha, beta);
+                const auto want = launched(direct, rc.p, rc.C, st);
+                for (const Candidate* c : others) {
+                  if (!c->can_run(rc.p).ok) continue;
+                  const auto got = launched(*c, rc.p, rc.C, st);
+                  ++compared;
+                  EXPECT_TRUE(test::same_bytes(got.data, want.data))
+                      << c->spelling() << " vs cpu.direct: " << to_string(dt) << " "
+                      << to_string(ta) << to_string(tb) << " " << s.m << "x" << s.n << "x" << s.k
+                      << " x" << s.batch << " " << test::name(st) << " scalars " << scalars;
+                }
+              }
+            }
+          }
+        }
+      }
+    });
+  }
+  EXPECT_GT(compared, 1000);
+}
+
+// Where OpenBLAS 0.3.21 runs its AVX2 complex kernels (the Haswell and Zen ones) on one
+// thread with k <= 192, the native order is its order, so for LAPACK's scalars (alpha = +-1,
+// beta 0 or 1) every native kernel gives OpenBLAS's bits. Other OpenBLAS builds or cores sum
+// otherwise; there the test says so and skips.
+TEST(CpuNative, ComplexKernelsGiveOpenBlasBitsForLapackScalars) {
+  const std::string config = cpu::openblas_config(), core = cpu::openblas_corename();
+  const bool known = config.find("OpenBLAS 0.3.21") != std::string::npos &&
+                     (core == "Zen" || core == "Haswell" || core == "zen" || core == "haswell");
+  if (!known) GTEST_SKIP() << "OpenBLAS '" << config << "' core '" << core << "'";
+  const Candidate& vendor = cpu_backend().last_resort_vendor();
+  int compared = 0;
+  for (Scalar dt : {Scalar::c32, Scalar::c64}) {
+    for_scalar(dt, [&]<class T>() {
+      std::mt19937_64 rng(4242);
+      for (Op ta : forms(dt)) {
+        for (Op tb : forms(dt)) {
+          for (const Shape& s :
+               {Shape{1, 1, 3, 1}, Shape{3, 5, 7, 1}, Shape{4, 6, 1, 1}, Shape{8, 12, 30, 1},
+                Shape{9, 13, 20, 1}, Shape{12, 7, 64, 1}, Shape{10, 11, 40, 1}}) {
+            for (auto [alpha, beta] : {std::pair{T(1), T(0)}, std::pair{T(-1), T(1)}}) {
+              RandomCase<T> rc = forms_case<T>(ta, tb, s, Storage::padded, rng, alpha, beta);
+              const auto want = launched(vendor, rc.p, rc.C, Storage::padded);
+              for (const Candidate* c : cpu_backend().candidates()) {
+                if (c->provider() != Provider::native || !c->can_run(rc.p).ok) continue;
+                const auto got = launched(*c, rc.p, rc.C, Storage::padded);
+                ++compared;
+                EXPECT_TRUE(test::same_bytes(got.data, want.data))
+                    << c->spelling() << " vs openblas: " << to_string(dt) << " " << to_string(ta)
+                    << to_string(tb) << " " << s.m << "x" << s.n << "x" << s.k;
+              }
+            }
+          }
+        }
+      }
+    });
+  }
+  EXPECT_GT(compared, 100);
 }
 
 TEST(CpuBackend, EveryCandidateIsInTheVocabularyOnce) {

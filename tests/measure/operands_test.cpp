@@ -1,6 +1,8 @@
 // Operand sets and the correctness check, on a fake device with a 64 KiB pretend cache.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/backend.hpp"
 #include "fakes.hpp"
 #include "measure/measure.hpp"
@@ -132,6 +134,57 @@ TEST(MeasureArms, FailedAndUnrunnableArmsAreNotTimed) {
   EXPECT_EQ(r.arms[1].detail, "not this one");
   EXPECT_EQ(r.arms[2].status, Status::failed);
   EXPECT_EQ(r.arms[2].stats.count, 0);
+  EXPECT_TRUE(r.arms[0].digest.has_value());
+  EXPECT_FALSE(r.arms[1].digest.has_value());
+  EXPECT_FALSE(r.arms[2].digest.has_value());
+}
+
+// The check records a digest of the C each arm wrote: arms that write the same bits share it,
+// and one ulp anywhere in C (still correct by the check) gives another.
+TEST(MeasureArms, ArmsThatWriteTheSameBitsShareADigest) {
+  FakeDevice dev;
+  const Key k = key(Scalar::c64, Op::C, Op::N, Layout::strided, 7, 9, 33, 3);
+  auto backend = make_backend(Device::cpu());
+  const Candidate& direct = backend->last_resort_native();
+  auto nudged = [&direct](const Problem& p) {
+    direct.launch(p, kCpuExec);
+    auto* c = static_cast<double*>(const_cast<void*>(p.c.base)) + 2 * (p.c.ld * 8 + 6);
+    *c = std::nextafter(*c, 2.0);  // item 0, C(6, 8).re
+  };
+  std::vector<LaunchArm> arms = {arm_for(direct, kCpuExec), arm_for(direct, kCpuExec),
+                                 {"nudged", {}, nudged}};
+  for (const char* spelling : {"cpu.tile", "cpu.small", "openblas"}) {
+    if (const Candidate* c = backend->find(spelling)) arms.push_back(arm_for(*c, kCpuExec));
+  }
+  MeasureOptions o;
+  o.harness.warmup_us = 0;
+  o.harness.min_sample_us = 1;
+  o.harness.repetitions = 1;
+  PointReport r = measure_arms(k, arms, dev, o);
+  for (const ArmResult& a : r.arms) {
+    if (a.name == "cpu.small") continue;  // k > 16: not runnable
+    ASSERT_EQ(a.status, Status::ok) << a.name << ": " << a.detail;
+    ASSERT_TRUE(a.digest.has_value()) << a.name;
+  }
+  EXPECT_EQ(r.arms[0].digest, r.arms[1].digest);
+  EXPECT_NE(r.arms[0].digest, r.arms[2].digest);
+  EXPECT_EQ(r.arms[3].name, "cpu.tile");
+  EXPECT_EQ(r.arms[0].digest, r.arms[3].digest);  // the native kernels share one order
+}
+
+TEST(OutputDigest, EveryBitAndTheLengthCount) {
+  std::vector<unsigned char> bytes(37);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 7);
+  const std::uint64_t d = output_digest(bytes.data(), bytes.size());
+  EXPECT_EQ(d, output_digest(bytes.data(), bytes.size()));
+  EXPECT_NE(d, output_digest(bytes.data(), bytes.size() - 1));
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      bytes[i] ^= static_cast<unsigned char>(1 << bit);
+      EXPECT_NE(output_digest(bytes.data(), bytes.size()), d) << "byte " << i << " bit " << bit;
+      bytes[i] ^= static_cast<unsigned char>(1 << bit);
+    }
+  }
 }
 
 }  // namespace

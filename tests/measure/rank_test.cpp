@@ -198,5 +198,42 @@ TEST(Build, MergeReplacesRowsOfTheirKeyAndAddsTheRest) {
       Basis::predicted);
 }
 
+TEST(BitsGroups, EqualDigestsShareAGroupNumberedInRankOrder) {
+  using D = std::optional<std::uint64_t>;
+  const std::vector<D> digests = {D(7), D(), D(3), D(7), D(3), D(9)};
+  EXPECT_EQ(bits_groups(digests), (std::vector<int>{1, 0, 2, 1, 2, 3}));
+  EXPECT_TRUE(bits_groups(std::vector<D>{}).empty());
+}
+
+// Digests in the results become each row's groups; a table without any stays format 1.
+TEST(Build, OutputDigestsBecomeBitIdentityGroups) {
+  Results res = sample_results();
+  EXPECT_TRUE(
+      write_table(build_table(res, kOrder, BuildOptions{})).starts_with("gemmroute-table 1\n"));
+  for (ResultRow& r : res.rows) {
+    if (r.status != Status::ok) continue;
+    // openblas alone; the native kernels of a point agree.
+    r.digest = r.spelling == "openblas" ? 100 + r.key.m : 200 + r.key.m;
+  }
+  Table t = build_table(res, kOrder, BuildOptions{});
+  ASSERT_EQ(t.rows.size(), 3u);
+  // f32 4^3: cpu.direct, openblas, cpu.small.
+  EXPECT_EQ(t.rows[0].entries[0].bits, 1);
+  EXPECT_EQ(t.rows[0].entries[1].bits, 2);
+  EXPECT_EQ(t.rows[0].entries[2].bits, 1);
+  const std::string text = write_table(t);
+  EXPECT_TRUE(text.starts_with("gemmroute-table 2\n"));
+  EXPECT_NE(text.find("%=1 openblas@"), std::string::npos);
+  std::vector<Diagnostic> diags;
+  Table back = parse_table(text, "built.table", diags);
+  for (const auto& d : diags) ADD_FAILURE() << format_diagnostic("built.table", d);
+  ASSERT_EQ(back.rows.size(), 3u);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    for (std::size_t j = 0; j < t.rows[i].entries.size(); ++j) {
+      EXPECT_EQ(back.rows[i].entries[j].bits, t.rows[i].entries[j].bits);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gemmroute::measure

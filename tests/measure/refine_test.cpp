@@ -142,6 +142,28 @@ TEST(Refine, BisectsToTheResolutionAroundTheTrueEdge) {
     EXPECT_TRUE(key_less(t.rows[i - 1].key, t.rows[i].key));
 }
 
+// Refined rows record bit-identity groups from the measurer's digests, like built ones.
+TEST(Refine, RefinedRowsCarryBitIdentityGroups) {
+  FakeTiming timing;
+  Table t = lattice_table(timing);
+  auto with_digests = [&timing](const Key& k) {
+    auto rows = timing(k);
+    for (ResultRow& r : rows) r.digest = 5;  // both candidates wrote the same bits
+    return rows;
+  };
+  RefineOptions o;
+  o.ratio = 1.5;
+  RefineReport r = refine(t, kOrder, with_digests, o);
+  ASSERT_FALSE(r.added.empty());
+  int refined = 0;
+  for (const Row& row : t.rows) {
+    if (row.origin != Origin::refined) continue;
+    ++refined;
+    for (const Entry& e : row.entries) EXPECT_EQ(e.bits, 1) << to_string(row.key);
+  }
+  EXPECT_EQ(refined, static_cast<int>(r.added.size()));
+}
+
 TEST(Refine, SecondRunFindsNothingNewToMeasure) {
   FakeTiming timing;
   Table t = lattice_table(timing);

@@ -91,7 +91,7 @@ TEST(ResultsFile, AnInterruptedLastLineIsIgnored) {
 }
 
 TEST(ResultsFile, ErrorsNameLineAndColumn) {
-  std::string text = file_text() + "f32,N,N,packed,4,4,x,1,openblas,1,1,7,ok,measured,\n";
+  std::string text = file_text() + "f32,N,N,packed,4,4,x,1,openblas,1,1,7,ok,measured,,\n";
   std::vector<Diagnostic> diags;
   parse_results(text, diags);
   ASSERT_EQ(diags.size(), 1u);
@@ -101,8 +101,75 @@ TEST(ResultsFile, ErrorsNameLineAndColumn) {
   parse_results("dtype,ta\n", diags);
   EXPECT_EQ(diags.size(), 1u);
   diags.clear();
-  parse_results(file_text() + "f32,N,N,packed,4,4,4,1,openblas,0,1,7,ok,measured,\n", diags);
+  parse_results(file_text() + "f32,N,N,packed,4,4,4,1,openblas,0,1,7,ok,measured,,\n", diags);
   EXPECT_EQ(diags.size(), 1u);  // an ok row needs a time
+  diags.clear();
+  parse_results(file_text() + "f32,N,N,packed,4,4,4,1,openblas,1,1,7,ok,measured,,12ab\n", diags);
+  ASSERT_EQ(diags.size(), 1u);  // a digest is 16 hex digits
+  EXPECT_EQ(diags[0].column, 52);
+  EXPECT_NE(diags[0].message.find("16 hex digits"), std::string::npos);
+  diags.clear();
+  parse_results(file_text() + "f32,N,N,packed,4,4,4,1,openblas,1,1,7,ok,measured,\n", diags);
+  ASSERT_EQ(diags.size(), 1u);  // version 2 rows have 16 fields
+  EXPECT_NE(diags[0].message.find("expected 16 fields"), std::string::npos);
+}
+
+// The digest column: written as 16 hex digits, read back; empty for rows without one.
+TEST(ResultsFile, OutputDigestsRoundTrip) {
+  std::string s = results_header(fingerprint(), {});
+  auto want = rows();
+  want[0].digest = 0x0123456789abcdefull;
+  want[2].digest = 0xfedcba9876543210ull;
+  for (const auto& r : want) s += format_result_row(r) + "\n";
+  EXPECT_NE(s.find(",output_digest\n"), std::string::npos);
+  EXPECT_NE(s.find(",err/bound 0.12,0123456789abcdef\n"), std::string::npos);
+  std::vector<Diagnostic> diags;
+  Results r = parse_results(s, diags);
+  for (const auto& d : diags) ADD_FAILURE() << d.line << ":" << d.column << ": " << d.message;
+  EXPECT_EQ(r.version, 2);
+  ASSERT_EQ(r.rows.size(), 3u);
+  EXPECT_EQ(r.rows[0].digest, want[0].digest);
+  EXPECT_FALSE(r.rows[1].digest.has_value());
+  EXPECT_EQ(r.rows[2].digest, want[2].digest);
+}
+
+// A results file of version 1 (before digests) still reads, and rows appended to it keep its
+// format, so it stays one readable file.
+TEST(ResultsFile, VersionOneIsReadAndResumedInItsOwnFormat) {
+  std::string v1 = "# gemmroute-results 1\n# fingerprint.backend cpu\n" +
+                   std::string(kResultsColumnsV1) + "\n";
+  for (const auto& r : rows()) v1 += format_result_row(r, 1) + "\n";
+  std::vector<Diagnostic> diags;
+  Results r = parse_results(v1, diags);
+  for (const auto& d : diags) ADD_FAILURE() << d.line << ":" << d.column << ": " << d.message;
+  EXPECT_EQ(r.version, 1);
+  ASSERT_EQ(r.rows.size(), 3u);
+  EXPECT_FALSE(r.rows[0].digest.has_value());
+
+  namespace fs = std::filesystem;
+  const fs::path path =
+      fs::temp_directory_path() / ("gemmroute-results-v1-" + std::to_string(::getpid()) + ".csv");
+  {
+    std::ofstream f(path);
+    f << v1;
+  }
+  {
+    ResultsWriter w;
+    w.append(path.string(), v1.size(), "resumed", r.version);
+    ResultRow more = rows()[0];
+    more.spelling = "openblas";
+    more.digest = 42;  // not representable in version 1: left out
+    w.write(more);
+  }
+  std::ifstream in(path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  diags.clear();
+  Results again = parse_results(buf.str(), diags);
+  for (const auto& d : diags) ADD_FAILURE() << d.line << ":" << d.column << ": " << d.message;
+  EXPECT_EQ(again.version, 1);
+  EXPECT_EQ(again.rows.size(), 4u);
+  fs::remove(path);
 }
 
 TEST(Resume, AnotherFingerprintIsAMismatch) {
