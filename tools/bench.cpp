@@ -1,12 +1,6 @@
 // gemmroute bench: per shape, times `auto` (what the table chooses, through selection), the
 // vendor and every runnable candidate in one process with the shared harness; writes a CSV and
 // prints the regret and speedup summary last. --plot runs scripts/plot_bench.py.
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,9 +8,9 @@
 #include <map>
 #include <optional>
 #include <string_view>
-#include <system_error>
 
 #include "args.hpp"
+#include "bench_common.hpp"
 #include "core/backend.hpp"
 #include "core/context_state.hpp"
 #include "core/files.hpp"
@@ -40,10 +34,18 @@ namespace {
 
 using namespace gemmroute::measure;
 
+}  // namespace
+
+int bench_peers(const Args& args);     // bench_peers.cpp
+int bench_overhead(const Args& args);  // bench_overhead.cpp
+
+namespace {
+
 constexpr const char* kHelp =
     "usage: gemmroute bench --device cpu --shapes FILE --out BENCH.csv [--plot DIR]\n"
     "                       [--table FILE] [--select nearest|predict] [--compare-selection]\n"
     "                       [--reps N] [--min-sample-us X] [--force]\n"
+    "                       [--peers [--scalars random|unit] | --overhead]\n"
     "\n"
     "For each shape in FILE (one key a line, `dtype ta tb layout m n k batch`, '#' comments:\n"
     "docs/measuring.md), times in one process with the shared harness: `auto` (the\n"
@@ -67,50 +69,25 @@ constexpr const char* kHelp =
     "  --reps N             repetitions per arm, 7 to 1000 (default 7)\n"
     "  --min-sample-us X    each repetition times calls lasting at least X us, 1 to 1e7\n"
     "                       (default 300)\n"
+    "  --peers              time `auto` (the public gemm() call) against the other libraries,\n"
+    "                       each called the way its own users call it (OpenBLAS, LIBXSMM,\n"
+    "                       BLIS: tools/peers.hpp lists the arms), instead of against our\n"
+    "                       candidates; --plot writes peers.png; prints, last:\n"
+    "  peers: auto vs fastest library geomean X min Y below-0.97 N | vs <library> ... | shapes N\n"
+    "                       where each ratio is t_library / t_auto (above 1: auto is faster)\n"
+    "  --scalars S          random (default: random nonzero alpha and beta, as tune measures)\n"
+    "                       or unit (alpha = beta = 1, the case LIBXSMM runs without an\n"
+    "                       epilogue)\n"
+    "  --overhead           per shape, the candidate the table chooses timed as the library\n"
+    "                       call itself, its launch(), gemm() pinned to it and gemm() routed;\n"
+    "                       prints the call path's cost (routed - direct, pinned - direct) in ns\n"
+    "                       (defaults here: --reps 21, --min-sample-us 1000)\n"
     "\n"
     "BENCH.csv is written to a temporary beside it and renamed when the run ends (Ctrl-C ends\n"
     "it early, keeping the shapes measured); an existing file is replaced only with --force.";
 
 // What scripts/plot_bench.py writes into the --plot folder.
 constexpr const char* kPlots[] = {"speedup_vs_vendor.png", "regret.png"};
-
-// Runs a program with exactly these arguments (argv[0] searched in PATH), never through a
-// shell, so no path can be read as a command. Empty when it ran and exited 0, else why not.
-std::string run_program(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); rc != 0) {
-    return "cannot start: " + std::error_code(rc, std::generic_category()).message();
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return "cannot wait for it";
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  return "ended by signal " + std::to_string(WTERMSIG(status));
-}
-
-std::string fmt_us(double us) {
-  char b[32];
-  if (us >= 1e4)
-    std::snprintf(b, sizeof b, "%.2f ms", us / 1e3);
-  else if (us >= 100)
-    std::snprintf(b, sizeof b, "%.1f us", us);
-  else if (us >= 10)
-    std::snprintf(b, sizeof b, "%.2f us", us);
-  else
-    std::snprintf(b, sizeof b, "%.3f us", us);
-  return b;
-}
-
-std::string num(double v, const char* f = "%.6g") {
-  char b[32];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 
 // The arm that does per call what gemm() does after building the problem: validate, key,
 // select (with this selection), launch. `choice` receives what it selects for the shape.
@@ -158,12 +135,17 @@ void print_summary(const std::string& name, const Ratios& r) {
 }  // namespace
 
 int bench(const Argv& argv) {
-  Args args(argv, {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us"},
-            {"force", "compare-selection"});
+  Args args(argv,
+            {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us",
+             "scalars"},
+            {"force", "compare-selection", "peers", "overhead"});
   if (args.help()) {
     std::puts(kHelp);
     return 0;
   }
+  if (args.flag("peers")) return bench_peers(args);
+  if (args.flag("overhead")) return bench_overhead(args);
+  if (args.get("scalars")) throw UsageError("--scalars needs --peers");
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
   const std::string shapes_path = args.required("shapes");

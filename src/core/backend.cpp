@@ -36,14 +36,6 @@ void Backend::launch_groups(std::span<const GroupLaunch> groups, const Exec& exe
   for (const GroupLaunch& g : groups) g.candidate->launch(*g.problem, exec);
 }
 
-Verdict runnable(const Candidate& candidate, const Problem& problem, const Exec& exec) {
-  Verdict v = candidate.can_run(problem);
-  if (v.ok && candidate.workspace_bytes(problem) > exec.workspace_bytes()) {
-    return Verdict::no("needs more workspace than the Context has");
-  }
-  return v;
-}
-
 void require_runnable(const Candidate& candidate, const Problem& problem, const Exec& exec) {
   Verdict v = runnable(candidate, problem, exec);
   if (!v.ok) {

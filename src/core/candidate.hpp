@@ -37,10 +37,18 @@ class Candidate {
   virtual void launch(const Problem& problem, const Exec& exec) const = 0;
 };
 
-// For launch implementations: throws when can_run refuses or the workspace is too small.
+// For launch implementations: throws when can_run refuses or the workspace is too small. A
+// candidate that uses no workspace may test its own can_run first (a direct call in a final
+// class) and call this only when that refuses, to throw with the reason.
 void require_runnable(const Candidate& candidate, const Problem& problem, const Exec& exec);
 
 // can_run and the workspace together: what the selector asks before it takes a candidate.
-Verdict runnable(const Candidate& candidate, const Problem& problem, const Exec& exec);
+inline Verdict runnable(const Candidate& candidate, const Problem& problem, const Exec& exec) {
+  Verdict v = candidate.can_run(problem);
+  if (v.ok && candidate.workspace_bytes(problem) > exec.workspace_bytes()) {
+    return Verdict::no("needs more workspace than the Context has");
+  }
+  return v;
+}
 
 }  // namespace gemmroute

@@ -1,5 +1,7 @@
 // Context construction, the environment and the default table.
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "core/context_state.hpp"
@@ -79,30 +81,61 @@ std::string default_table_path(const Backend& backend) {
 
 namespace detail {
 
-const Table* ContextState::table_for(const Options& options) {
-  if (options.table.empty()) return table.get();
+const Table* ContextState::named_table(const std::string& path) {
   std::lock_guard lock(mutex);
-  auto it = named_tables.find(options.table);
+  auto it = named_tables.find(path);
   if (it == named_tables.end()) {
-    auto loaded = std::make_shared<const Table>(load_table(options.table, *backend));
-    it = named_tables.emplace(options.table, std::move(loaded)).first;
+    auto loaded = std::make_shared<const Table>(load_table(path, *backend));
+    it = named_tables.emplace(path, std::move(loaded)).first;
   }
   return it->second.get();
 }
 
-Overrides ContextState::overrides_for(const Options& options) {
+ContextState::ContextState()
+    : id([] {
+        static std::atomic<std::uint64_t> next{1};
+        return next.fetch_add(1, std::memory_order_relaxed);
+      }()) {}
+
+Overrides ContextState::pinned_overrides(const Options& options) {
   Overrides o;
   o.route = options.route.value_or(env.route);
   o.selector = env.selector;
   const Resolved* pin = nullptr;
   if (!options.pin.empty()) {
-    // Resolved once per spelling and kept: a pin with parameters may make a candidate.
-    std::lock_guard lock(mutex);
-    auto it = named_pins.find(options.pin);
-    if (it == named_pins.end()) {
-      it = named_pins.emplace(options.pin, backend->resolve(options.pin)).first;
+    // Resolved once per spelling and kept: a pin with parameters may make a candidate. The
+    // last pin this thread used on this Context is remembered (its spelling is the map's own
+    // key, whose node lives as long as the Context), so a repeated pin takes no lock.
+    struct LastPin {
+      std::uint64_t context = 0;
+      const std::string* spelling = nullptr;
+      const Resolved* resolved = nullptr;
+    };
+    thread_local LastPin last;
+    // Spellings of 8 to 16 characters (most) are compared as two overlapping words: a call to
+    // memcmp, or a loop over the characters, cost a fifth of the whole pinned call.
+    auto same = [](const std::string& x, const std::string& y) {
+      const std::size_t n = x.size();
+      if (n != y.size()) return false;
+      if (n < 8 || n > 16) return std::memcmp(x.data(), y.data(), n) == 0;
+      std::uint64_t x0, y0, x1, y1;
+      std::memcpy(&x0, x.data(), 8);
+      std::memcpy(&y0, y.data(), 8);
+      std::memcpy(&x1, x.data() + n - 8, 8);
+      std::memcpy(&y1, y.data() + n - 8, 8);
+      return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    };
+    if (last.context == id && same(*last.spelling, options.pin)) {
+      pin = last.resolved;
+    } else {
+      std::lock_guard lock(mutex);
+      auto it = named_pins.find(options.pin);
+      if (it == named_pins.end()) {
+        it = named_pins.emplace(options.pin, backend->resolve(options.pin)).first;
+      }
+      pin = &it->second;
+      last = {id, &it->first, pin};
     }
-    pin = &it->second;
     o.pin = options.pin;
   } else if (!env.pin.empty()) {
     pin = &env_pin;
@@ -135,11 +168,8 @@ Lookup ContextState::cached_lookup(const Table& t, const Key& key, Selector sele
   return lookups_.emplace(c, look_up(t, key, selector)).first->second;
 }
 
-ContextState& Access::state(const Context& ctx) {
-  if (!ctx.state_) {
-    throw Error(Errc::invalid_argument, "ctx", "this Context was moved from; make a new one");
-  }
-  return *ctx.state_;
+void Access::moved_from() {
+  throw Error(Errc::invalid_argument, "ctx", "this Context was moved from; make a new one");
 }
 
 }  // namespace detail
@@ -154,6 +184,7 @@ Context::Context(Device device, CUstream_st* stream)
   state_->env = read_environment();
   state_->backend = make_backend(device);
   state_->exec = state_->backend->make_exec(stream);
+  state_->host_memory = state_->backend->host_memory();
   if (!state_->env.pin.empty()) state_->env_pin = state_->backend->resolve(state_->env.pin);
   if (!state_->env.record.empty()) state_->recorder = &Recorder::open(state_->env.record);
   std::string path =

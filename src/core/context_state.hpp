@@ -4,6 +4,7 @@
 // detail::Access.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -39,9 +40,12 @@ std::string default_table_path(const Backend& backend);
 namespace detail {
 
 struct ContextState {
+  ContextState();
+  const std::uint64_t id;  // unique in the process, never reused (keys per-thread caches)
   Device device;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Exec> exec;
+  bool host_memory = true;  // backend->host_memory(), asked once
   Environment env;
   std::shared_ptr<const Table> table;  // GEMMROUTE_TABLE, else the default; may be null
   Resolved env_pin;                    // GEMMROUTE_PIN resolved (candidate null when unset)
@@ -51,9 +55,20 @@ struct ContextState {
   std::map<std::string, std::shared_ptr<const Table>> named_tables;
   std::map<std::string, Resolved, std::less<>> named_pins;
 
-  // The table and overrides for one call.
-  const Table* table_for(const Options& options);
-  Overrides overrides_for(const Options& options);
+  // The table and overrides for one call. Inline for the common case (no Options, no
+  // GEMMROUTE_PIN): a call's whole path has a budget of 50 ns.
+  const Table* table_for(const Options& options) {
+    return options.table.empty() ? table.get() : named_table(options.table);
+  }
+  Overrides overrides_for(const Options& options) {
+    if (options.pin.empty() && env.pin.empty()) {
+      Overrides o;
+      o.route = options.route.value_or(env.route);
+      o.selector = env.selector;
+      return o;
+    }
+    return pinned_overrides(options);
+  }
 
   // Grouped calls: the table's look-up of each key seen, kept for the Context's life (at most
   // kLookupCacheSize; then it starts again). A grouped call may hold hundreds of keys, more
@@ -62,6 +77,8 @@ struct ContextState {
   Lookup cached_lookup(const Table& table, const Key& key, Selector selector);
 
  private:
+  const Table* named_table(const std::string& path);
+  Overrides pinned_overrides(const Options& options);
   std::mutex lookup_mutex_;
   struct CachedKey {
     std::uint64_t table_id;
@@ -77,7 +94,12 @@ struct ContextState {
 
 struct Access {
   // Throws Error(invalid_argument) for a moved-from Context.
-  static ContextState& state(const Context& ctx);
+  static ContextState& state(const Context& ctx) {
+    if (!ctx.state_) [[unlikely]]
+      moved_from();
+    return *ctx.state_;
+  }
+  [[noreturn]] static void moved_from();
 };
 
 }  // namespace detail

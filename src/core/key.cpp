@@ -22,10 +22,6 @@ void fail(KeyError* error, const Field& f, std::string_view name, std::string pr
 
 }  // namespace
 
-Op fold_op(Scalar dtype, Op op) noexcept {
-  return (!is_complex(dtype) && op == Op::C) ? Op::T : op;
-}
-
 // Today a dtype is a scalar, spelt as the API names it.
 std::optional<DType> parse_dtype(std::string_view t) noexcept {
   return parse_scalar(t);

@@ -33,7 +33,9 @@ struct Key {
 
 // C folds to T for real scalars. Everything that looks at a problem or a key sees the folded
 // form.
-Op fold_op(Scalar dtype, Op op) noexcept;
+inline Op fold_op(Scalar dtype, Op op) noexcept {
+  return (!is_complex(dtype) && op == Op::C) ? Op::T : op;
+}
 
 // Sizes a key holds: 1 to 2^62 (a table's limit; k == 0 is looked up as 1).
 inline constexpr std::int64_t kMaxKeySize = std::int64_t{1} << 62;

@@ -62,9 +62,32 @@ bool valid_op(Op op) {
   return op == Op::N || op == Op::T || op == Op::C;
 }
 
-}  // namespace
+// The common case, in a few tests and no allocation: a strided batch of a valid scalar with
+// alpha and beta values of it, whose sizes, leading dimensions and strides all lie in [0, 2^28)
+// (so none is negative and no extent can overflow 64 bits in bytes: ld * cols + stride *
+// (batch - 1) < 2^57 elements of at most 16 bytes), leading dimensions large enough, C's items
+// apart and the pointers that are read set. Whatever it does not clear goes through
+// validate_in_order, which names the first bad argument.
+bool clearly_valid(const Problem& p) noexcept {
+  if (!valid_scalar(p.dtype) || !valid_op(p.ta) || !valid_op(p.tb) || p.pointer_array()) {
+    return false;
+  }
+  const auto bits = static_cast<std::uint64_t>(p.m | p.n | p.k | p.batch | p.a.ld | p.b.ld |
+                                               p.c.ld | p.a.stride | p.b.stride | p.c.stride);
+  if (bits >= (std::uint64_t{1} << 28)) return false;
+  if (!holds_value(p.dtype, p.alpha) || !holds_value(p.dtype, p.beta)) return false;
+  if (p.a.ld < std::max<std::int64_t>(1, p.rows_a()) ||
+      p.b.ld < std::max<std::int64_t>(1, p.rows_b()) || p.c.ld < std::max<std::int64_t>(1, p.m)) {
+    return false;
+  }
+  if (p.m == 0 || p.n == 0 || p.batch == 0) return true;
+  if (p.c.stride == 0 && p.batch > 1) return false;
+  const bool reads_ab = p.k > 0 && p.alpha != std::complex<double>(0.0, 0.0);
+  return p.c.base && (!reads_ab || (p.a.base && p.b.base));
+}
 
-void validate(Problem& p, bool swapped, bool read_pointer_arrays) {
+// Every check in the documented order; the first that fails throws, naming its argument.
+[[gnu::noinline]] void validate_in_order(Problem& p, bool swapped, bool read_pointer_arrays) {
   if (!valid_scalar(p.dtype)) {
     fail("dtype", swapped,
          "not one of f32, f64, c32, c64 (" + num(static_cast<int>(p.dtype)) + ")");
@@ -144,24 +167,27 @@ void validate(Problem& p, bool swapped, bool read_pointer_arrays) {
   check_ptr("c", p.c, true);
 }
 
+}  // namespace
+
+void validate(Problem& p, bool swapped, bool read_pointer_arrays) {
+  if (!clearly_valid(p)) return validate_in_order(p, swapped, read_pointer_arrays);
+  // Written only when folding changes them: the caller reads the scalar and the forms back at
+  // once, and a wider load over a byte just stored waits for the store (tens of cycles).
+  if (fold_op(p.dtype, p.ta) != p.ta) p.ta = Op::T;
+  if (fold_op(p.dtype, p.tb) != p.tb) p.tb = Op::T;
+}
+
 Layout classify(const Problem& p) noexcept {
   if (p.pointer_array()) return Layout::strided;
-  auto packed = [&](const Operand& op, std::int64_t rows, std::int64_t cols) {
-    if (op.ld != std::max<std::int64_t>(rows, 1)) return false;
-    if (p.batch > 1 && op.stride != rows * cols) return false;
-    return reinterpret_cast<std::uintptr_t>(op.base) % 16 == 0;
+  // Each operand's differences from packed, or-ed together: one branch in all.
+  auto off = [&](const Operand& op, std::int64_t rows, std::int64_t cols) {
+    const std::int64_t stride = p.batch > 1 ? op.stride ^ (rows * cols) : 0;
+    return (op.ld ^ std::max<std::int64_t>(rows, 1)) | stride |
+           static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(op.base) % 16);
   };
-  const bool all = packed(p.a, p.rows_a(), p.cols_a()) && packed(p.b, p.rows_b(), p.cols_b()) &&
-                   packed(p.c, p.m, p.n);
-  return all ? Layout::packed : Layout::strided;
-}
-
-Key key_of(const Problem& p) noexcept {
-  return Key{p.dtype, p.ta, p.tb, classify(p), p.m, p.n, p.k, p.batch};
-}
-
-bool is_noop(const Problem& p) noexcept {
-  return p.m == 0 || p.n == 0 || p.batch == 0;
+  const std::int64_t any =
+      off(p.a, p.rows_a(), p.cols_a()) | off(p.b, p.rows_b(), p.cols_b()) | off(p.c, p.m, p.n);
+  return any == 0 ? Layout::packed : Layout::strided;
 }
 
 }  // namespace gemmroute

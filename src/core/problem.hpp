@@ -83,9 +83,13 @@ void validate(Problem& problem, bool row_major_swapped = false, bool read_pointe
 // packed: A, B and C each contiguous (ld == rows, stride == rows * cols, or batch == 1) with
 // 16-byte-aligned bases; pointer arrays and broadcasts (stride 0, batch > 1) are strided.
 Layout classify(const Problem& problem) noexcept;
-Key key_of(const Problem& problem) noexcept;
+inline Key key_of(const Problem& p) noexcept {
+  return Key{p.dtype, p.ta, p.tb, classify(p), p.m, p.n, p.k, p.batch};
+}
 
 // Quick returns the API does itself: true when nothing must be written (m, n or batch == 0).
-bool is_noop(const Problem& problem) noexcept;
+inline bool is_noop(const Problem& p) noexcept {
+  return p.m == 0 || p.n == 0 || p.batch == 0;
+}
 
 }  // namespace gemmroute

@@ -64,6 +64,12 @@ std::string explain_predicted(const Table& table, const Key& key) {
   return out;
 }
 
+// Out of line, so the walk's note() costs one test when nothing is traced.
+[[gnu::noinline]] void add_step(Trace& trace, std::string_view spelling, const char* reason,
+                                const char* from) {
+  trace.steps.push_back({std::string(spelling), reason ? reason : "", from});
+}
+
 // The row's bit-identity groups for explain: one line per group, or why there are none.
 std::string format_bits(const Row& row) {
   int groups = 0;
@@ -97,8 +103,8 @@ std::string format_bits(const Row& row) {
 
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
                  const Exec& exec, const Overrides& ov, Trace* trace, const Lookup* lookup) {
-  auto note = [&](std::string_view spelling, const char* reason, const char* from) {
-    if (trace) trace->steps.push_back({std::string(spelling), reason ? reason : "", from});
+  auto note = [trace](std::string_view spelling, const char* reason, const char* from) {
+    if (trace) add_step(*trace, spelling, reason, from);
   };
   if (!ov.pin.empty()) {
     const Candidate* c = ov.pinned;
@@ -122,7 +128,7 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
           Errc::not_runnable, "pin",
           "pin '" + std::string(ov.pin) + "' cannot run " + to_string(key) + ": " + v.reason);
     }
-    note(c->spelling(), nullptr, "pin");
+    if (trace) note(c->spelling(), nullptr, "pin");  // spelling() is a virtual call
     return {c, Source::pin, {}};
   }
 
@@ -223,7 +229,10 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
     out += "  " + w.spelling + pad + (w.reason.empty() ? "runs" : "skipped: " + w.reason) + "  [" +
            w.from + "]\n";
   }
-  if (ov.pin.empty() && s.nearest.row) out += format_bits(*s.nearest.row);
+  // A row's bit-identity groups speak of its own entries: shown when the walk was a row's.
+  if (ov.pin.empty() && s.lookup.row && s.lookup.basis != Basis::predicted) {
+    out += format_bits(*s.lookup.row);
+  }
   out += "choice: " + std::string(s.candidate->spelling()) + "\n";
   return out;
 }

@@ -535,30 +535,49 @@ struct Memo {
   double distance = 0;
 };
 
+// Few, independent products: a chain of dependent multiplies cost more than the rest of the
+// look-up on a hit. The byte fields are read one by one and combined with adds, never as one
+// wider word: the caller has just stored them one by one, and a wider load over narrower
+// stores waits for them.
 std::size_t memo_slot(const Key& k) noexcept {
-  std::uint64_t h = static_cast<std::uint64_t>(k.dtype) * 0x9E3779B97F4A7C15ull;
-  for (std::uint64_t v :
-       {std::uint64_t(k.ta), std::uint64_t(k.tb), std::uint64_t(k.layout), std::uint64_t(k.m),
-        std::uint64_t(k.n), std::uint64_t(k.k), std::uint64_t(k.batch)}) {
-    h = (h ^ v) * 0x100000001B3ull;
-  }
-  return static_cast<std::size_t>(h >> 58);  // 64 slots
+  const std::uint64_t forms = std::uint64_t(k.dtype) + 4 * std::uint64_t(k.ta) +
+                              16 * std::uint64_t(k.tb) + 64 * std::uint64_t(k.layout);
+  const std::uint64_t h =
+      (std::uint64_t(k.m) + (forms << 32)) * 0x9E3779B97F4A7C15ull +
+      (std::uint64_t(k.n) + (std::uint64_t(k.k) << 32)) * 0xC2B2AE3D27D4EB4Full +
+      std::uint64_t(k.batch) * 0x165667B19E3779F9ull;
+  return static_cast<std::size_t>((h ^ (h >> 31)) >> 58);  // 64 slots
 }
 
-}  // namespace
+// local-dynamic: the library is built position-independent, where each access to a
+// general-dynamic thread_local is a call (__tls_get_addr) that the compiler spills registers
+// around; one module base per function instead (in an executable the linker relaxes either
+// to a plain %fs offset).
+[[gnu::tls_model("local-dynamic")]] thread_local std::array<Memo, 64> memo;
 
-Nearest nearest_row(const Table& table, const Key& key) noexcept {
-  thread_local std::array<Memo, 64> memo;
-  Memo& slot = memo[memo_slot(key)];
-  if (table.index_id != 0 && slot.table_id == table.index_id && slot.key == key) {
-    return {slot.found ? &table.rows[slot.row] : nullptr, slot.distance};
-  }
+// A miss: the scan, remembered in the slot. Out of line, so a hit pays for none of it.
+[[gnu::noinline]] Nearest scan_and_remember(const Table& table, const Key& key, Memo& slot) {
   Nearest best = scan_nearest(table, key);
   if (table.index_id != 0) {
     const auto row = best.row ? static_cast<std::uint32_t>(best.row - table.rows.data()) : 0u;
     slot = {table.index_id, key, row, best.row != nullptr, best.distance};
   }
   return best;
+}
+
+}  // namespace
+
+Nearest nearest_row(const Table& table, const Key& key) noexcept {
+  Memo& slot = memo[memo_slot(key)];
+  // The sizes compared with one branch; the key as the caller stored it, field by field.
+  const bool sizes = ((slot.key.m ^ key.m) | (slot.key.n ^ key.n) | (slot.key.k ^ key.k) |
+                      (slot.key.batch ^ key.batch)) == 0;
+  if (table.index_id != 0 && slot.table_id == table.index_id && sizes &&
+      slot.key.dtype == key.dtype && slot.key.ta == key.ta && slot.key.tb == key.tb &&
+      slot.key.layout == key.layout) [[likely]] {
+    return {slot.found ? &table.rows[slot.row] : nullptr, slot.distance};
+  }
+  return scan_and_remember(table, key, slot);
 }
 
 }  // namespace gemmroute

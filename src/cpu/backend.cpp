@@ -1,8 +1,14 @@
 // The CPU backend: its vocabulary in tie-break order, its fingerprint and last resorts.
 //
-// Tie-break order: openblas, openblas:par=item, cpu.small, cpu.tile, cpu.direct. The vendor
-// comes first, so a native kernel displaces it only when measured faster by more than the
-// margin: where two are within noise, the table keeps the vendor.
+// Tie-break order: openblas, openblas:par=item, libxsmm, blis, blis:par=item, cpu.small,
+// cpu.tile, cpu.direct. The vendors come first, so a native kernel displaces them only when
+// measured faster by more than the margin: where two are within noise, the table keeps the
+// vendor. OpenBLAS, the one vendor every machine has, comes before the optional libraries, so
+// a tie keeps the entry that runs everywhere.
+//
+// The optional libraries' entries depend on their fingerprint fields (`libxsmm`, `blis`): a
+// table measured with a library marks its entries not runnable on a machine that has another
+// version or none.
 #include <omp.h>
 
 #include <array>
@@ -11,6 +17,7 @@
 
 #include "cpu/backend.hpp"
 #include "cpu/candidates.hpp"
+#include "cpu/libraries.hpp"
 #include "cpu/small_kernels.hpp"
 
 namespace gemmroute::cpu {
@@ -35,8 +42,9 @@ std::string cpu_model() {
 class CpuBackend final : public Backend {
  public:
   CpuBackend() {
-    candidates_ = {&openblas_candidate(), &openblas_item_candidate(),
-                   &small_candidate(), &tile_candidate(), &direct_candidate()};
+    candidates_ = {&openblas_candidate(), &openblas_item_candidate(), &libxsmm_candidate(),
+                   &blis_candidate(),     &blis_item_candidate(),     &small_candidate(),
+                   &tile_candidate(),     &direct_candidate()};
     fingerprint_.set("backend", "cpu");
     fingerprint_.set("device", cpu_model());
 #if defined(__x86_64__)
@@ -49,6 +57,10 @@ class CpuBackend final : public Backend {
     fingerprint_.set("openblas", config.empty() ? "none" : config);
     std::string core = openblas_corename();
     fingerprint_.set("openblas_core", core.empty() ? "none" : core);
+    std::string xsmm = libxsmm_description();
+    fingerprint_.set("libxsmm", xsmm.empty() ? "none" : xsmm);
+    std::string blis = blis_description();
+    fingerprint_.set("blis", blis.empty() ? "none" : blis);
   }
   BackendKind kind() const override {
     return BackendKind::cpu;
@@ -68,9 +80,11 @@ class CpuBackend final : public Backend {
   const Candidate& last_resort_vendor() const override {
     return openblas_candidate();
   }
-  // Every CPU candidate runs on any x86-64 this build runs on: a mismatch is reported, and
-  // disables nothing.
-  bool depends_on(const Candidate&, std::string_view) const override {
+  // The optional libraries' candidates depend on their library's field. Everything else runs
+  // on any x86-64 this build runs on: a mismatch there is reported, and disables nothing.
+  bool depends_on(const Candidate& c, std::string_view field) const override {
+    if (&c == &libxsmm_candidate()) return field == "libxsmm";
+    if (&c == &blis_candidate() || &c == &blis_item_candidate()) return field == "blis";
     return false;
   }
   void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const override {
@@ -78,7 +92,7 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  std::array<const Candidate*, 5> candidates_{};
+  std::array<const Candidate*, 8> candidates_{};
   Fingerprint fingerprint_;
 };
 

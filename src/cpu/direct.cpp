@@ -23,7 +23,7 @@ class Direct final : public Candidate {
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem&) const override { return Verdict::yes(); }
   void launch(const Problem& p, const Exec& exec) const override {
-    require_runnable(*this, p, exec);
+    if (!can_run(p).ok) require_runnable(*this, p, exec);  // throws: no workspace is used
     static const bool fma = cpu_has_avx2_fma();
     dispatch(p.dtype, [&]<class T>() {
       if (quick_path<T>(p)) return;

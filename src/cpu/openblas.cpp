@@ -1,8 +1,6 @@
 // openblas and openblas:par=item: OpenBLAS's cblas_?gemm called per item.
 //
-// OpenBLAS is opened with dlopen(RTLD_LOCAL) and its functions taken from that handle, never
-// through the global symbol scope: in libgemmroute_blas.so (the drop-in BLAS) the global
-// cblas_sgemm is our own, and calling it would recurse.
+// OpenBLAS is called through its own handle (libraries.hpp), never the global symbol scope.
 //
 // Before the first launch, each OpenMP thread writes the start of one OpenBLAS scratch buffer
 // (warm_buffers). OpenBLAS's kernels prefetch past the end of what they packed, and a prefetch
@@ -14,8 +12,6 @@
 // single-threaded inside a parallel region. A batch of one calls OpenBLAS outside any parallel
 // region, so it uses its own threads. `openblas:par=item` runs the items in sequence and lets
 // OpenBLAS thread each one: the better choice for few large items (measured by the tuner).
-#include <dlfcn.h>
-
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -24,59 +20,15 @@
 #include "core/candidate.hpp"
 #include "cpu/batch.hpp"
 #include "cpu/candidates.hpp"
+#include "cpu/libraries.hpp"
 #include "gemmroute/error.hpp"
 
 namespace gemmroute::cpu {
 namespace {
 
-// CBLAS enum values (cblas.h).
-constexpr int kColMajor = 102;
-constexpr int kTrans[] = {111, 112, 113};  // N, T, C
-
-using RealGemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int,
-                          float, float*, int);
-using DoubleGemm = void (*)(int, int, int, int, int, int, double, const double*, int, const double*,
-                            int, double, double*, int);
-using ComplexGemm = void (*)(int, int, int, int, int, int, const void*, const void*, int,
-                             const void*, int, const void*, void*, int);
-using CharFn = char* (*)();
-using MemoryAlloc = void* (*)(int);
-using MemoryFree = void (*)(void*);
-
-struct Library {
-  void* handle = nullptr;
-  RealGemm sgemm = nullptr;
-  DoubleGemm dgemm = nullptr;
-  ComplexGemm cgemm = nullptr;
-  ComplexGemm zgemm = nullptr;
-  CharFn config = nullptr;
-  CharFn corename = nullptr;
-  MemoryAlloc memory_alloc = nullptr;  // optional: the scratch buffers' allocator
-  MemoryFree memory_free = nullptr;
-
-  bool ok() const { return sgemm && dgemm && cgemm && zgemm; }
-};
-
-const Library& library() {
-  static const Library lib = [] {
-    Library l;
-    for (const char* name : {"libopenblas.so.0", "libopenblas.so"}) {
-      l.handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (l.handle) break;
-    }
-    if (!l.handle) return l;
-    l.sgemm = reinterpret_cast<RealGemm>(dlsym(l.handle, "cblas_sgemm"));
-    l.dgemm = reinterpret_cast<DoubleGemm>(dlsym(l.handle, "cblas_dgemm"));
-    l.cgemm = reinterpret_cast<ComplexGemm>(dlsym(l.handle, "cblas_cgemm"));
-    l.zgemm = reinterpret_cast<ComplexGemm>(dlsym(l.handle, "cblas_zgemm"));
-    l.config = reinterpret_cast<CharFn>(dlsym(l.handle, "openblas_get_config"));
-    l.corename = reinterpret_cast<CharFn>(dlsym(l.handle, "openblas_get_corename"));
-    l.memory_alloc = reinterpret_cast<MemoryAlloc>(dlsym(l.handle, "blas_memory_alloc"));
-    l.memory_free = reinterpret_cast<MemoryFree>(dlsym(l.handle, "blas_memory_free"));
-    return l;
-  }();
-  return lib;
-}
+using Library = OpenBlasLibrary;
+constexpr int kColMajor = kCblasColMajor;
+constexpr const int* kTrans = kCblasTrans;
 
 constexpr std::int64_t kIntMax = 2147483647;
 
@@ -162,22 +114,23 @@ void call_gemm(const Library& lib, const Problem& p, const T* a, const T* b, T* 
 
 class OpenBlas final : public Candidate {
  public:
-  explicit OpenBlas(bool par_item) : par_item_(par_item) {}
+  explicit OpenBlas(bool par_item)
+      : par_item_(par_item), lib_(openblas_library()), found_(lib_.ok()) {}
   std::string_view spelling() const override {
     return par_item_ ? "openblas:par=item" : "openblas";
   }
   Provider provider() const override { return Provider::vendor; }
   Verdict can_run(const Problem& p) const override {
-    if (!library().ok()) return Verdict::no("libopenblas.so.0 not found (or lacks cblas_?gemm)");
-    if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.a.ld > kIntMax || p.b.ld > kIntMax ||
-        p.c.ld > kIntMax) {
+    if (!found_) return Verdict::no("libopenblas.so.0 not found (or lacks cblas_?gemm)");
+    // All are non-negative (validated), so one test covers them.
+    if ((p.m | p.n | p.k | p.a.ld | p.b.ld | p.c.ld) > kIntMax) {
       return Verdict::no("a size or leading dimension exceeds OpenBLAS's 32-bit int");
     }
     return Verdict::yes();
   }
   void launch(const Problem& p, const Exec& exec) const override {
-    require_runnable(*this, p, exec);
-    const Library& lib = library();
+    if (!can_run(p).ok) require_runnable(*this, p, exec);  // throws: no workspace is used
+    const Library& lib = lib_;
     const bool threaded_items = par_item_ || p.batch == 1;  // OpenBLAS threads each item
     warm_once(lib, p, threaded_items);
     dispatch(p.dtype, [&]<class T>() {
@@ -197,6 +150,8 @@ class OpenBlas final : public Candidate {
 
  private:
   bool par_item_;
+  const Library& lib_;  // found once, when the candidate is first used
+  bool found_;
 };
 
 }  // namespace
@@ -216,16 +171,6 @@ const Candidate& openblas_candidate() {
 const Candidate& openblas_item_candidate() {
   static const OpenBlas instance(true);
   return instance;
-}
-
-std::string openblas_config() {
-  const Library& lib = library();
-  return lib.config ? std::string(lib.config()) : std::string();
-}
-
-std::string openblas_corename() {
-  const Library& lib = library();
-  return lib.corename ? std::string(lib.corename()) : std::string();
 }
 
 }  // namespace gemmroute::cpu

@@ -9,7 +9,8 @@ namespace gemmroute::cpu {
 
 bool cpu_has_avx2_fma() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
 #else
   return false;
 #endif
@@ -29,7 +30,7 @@ class Small final : public Candidate {
     return Verdict::yes();
   }
   void launch(const Problem& p, const Exec& exec) const override {
-    require_runnable(*this, p, exec);
+    if (!can_run(p).ok) require_runnable(*this, p, exec);  // throws: no workspace is used
     const bool quick = dispatch(p.dtype, [&]<class T>() { return quick_path<T>(p); });
     if (!quick) small_gemm(p);
   }
@@ -46,7 +47,7 @@ class Tile final : public Candidate {
     return Verdict::yes();
   }
   void launch(const Problem& p, const Exec& exec) const override {
-    require_runnable(*this, p, exec);
+    if (!can_run(p).ok) require_runnable(*this, p, exec);  // throws: no workspace is used
     const bool quick = dispatch(p.dtype, [&]<class T>() { return quick_path<T>(p); });
     if (!quick) tile_gemm(p);
   }

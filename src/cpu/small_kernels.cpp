@@ -16,10 +16,16 @@
 // choice among them never changes a bit. Sizes are not buckets: k is a loop count and m, n
 // choose how C is cut into blocks, once per batch (Plan).
 //
+// Items of at most 4 x 4 (real scalars, op(A) = A) take tiny_items instead (below): the block
+// kernels' 256-bit lanes would be mostly masked, and their per-item plan walk and indirect
+// call cost more than such an item's arithmetic. They sum in the same order (one FMA chain
+// per element from zero, then alpha and beta as native_order.hpp's finish).
+//
 // Template instantiations: block<R, form, MV, NR> with MV x NR accumulators at most 12
 // (complex split: 2 MV NR at most 12; chained blocks take the same sizes): f32 14 (MV 1-2),
 // f64 21 (MV 1-4), c32 and c64 12 each per complex form (MV 1-4; c64 items of more than 8
-// rows run as two row blocks): 83 kernels in all.
+// rows run as two row blocks): 83 kernels. tiny_items<R, M, N> for M, N in 1-4: f32 16, f64
+// 16: 32 kernels. 115 kernels in all.
 #include "cpu/small_kernels.hpp"
 
 #include <immintrin.h>
@@ -552,9 +558,157 @@ void tile_typed(const Problem& p) {
   }
 }
 
+// ---- Tiny items: m, n <= 4, real scalars, op(A) = A --------------------------------------
+//
+// Below 5 x 5 the block kernels above waste most of their 256-bit lanes and pay a plan walk
+// and an indirect call per item, which at 2 x 2 x 2 cost more than the item's arithmetic. Here
+// the whole C item lives in N column registers of M rows (128-bit, or 256-bit for f64 with
+// more than 2 rows), columns of A are loaded in place with exactly M elements, elements of
+// op(B) are broadcast through its two strides, and the item loop runs inside the kernel: per
+// item nothing but its loads, k M-row FMAs per column and its stores.
+
+// The M-row column registers: M of the lanes are used; loads and stores touch exactly M
+// elements, so nothing outside an item is read or written.
+template <class R, int M>
+struct Column;
+
+template <int M>
+struct Column<float, M> {
+  using V = __m128;
+  static V zero() { return _mm_setzero_ps(); }
+  static V set1(float x) { return _mm_set1_ps(x); }
+  static V fma(V a, V b, V c) { return _mm_fmadd_ps(a, b, c); }
+  static V mul(V a, V b) { return _mm_mul_ps(a, b); }
+  static V load(const float* p) {
+    if constexpr (M == 1) return _mm_load_ss(p);
+    if constexpr (M == 2) return _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
+    if constexpr (M == 3) {
+      const V lo = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
+      return _mm_movelh_ps(lo, _mm_load_ss(p + 2));
+    }
+    if constexpr (M == 4) return _mm_loadu_ps(p);
+  }
+  static void store(float* p, V v) {
+    if constexpr (M == 1) _mm_store_ss(p, v);
+    if constexpr (M >= 2 && M <= 3) _mm_store_sd(reinterpret_cast<double*>(p), _mm_castps_pd(v));
+    if constexpr (M == 3) _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+    if constexpr (M == 4) _mm_storeu_ps(p, v);
+  }
+};
+
+template <int M>
+requires(M <= 2) struct Column<double, M> {
+  using V = __m128d;
+  static V zero() { return _mm_setzero_pd(); }
+  static V set1(double x) { return _mm_set1_pd(x); }
+  static V fma(V a, V b, V c) { return _mm_fmadd_pd(a, b, c); }
+  static V mul(V a, V b) { return _mm_mul_pd(a, b); }
+  static V load(const double* p) {
+    if constexpr (M == 1) return _mm_load_sd(p);
+    if constexpr (M == 2) return _mm_loadu_pd(p);
+  }
+  static void store(double* p, V v) {
+    if constexpr (M == 1) _mm_store_sd(p, v);
+    if constexpr (M == 2) _mm_storeu_pd(p, v);
+  }
+};
+
+template <int M>
+requires(M > 2) struct Column<double, M> {
+  using V = __m256d;
+  static V zero() { return _mm256_setzero_pd(); }
+  static V set1(double x) { return _mm256_set1_pd(x); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+  static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+  static V load(const double* p) {
+    if constexpr (M == 3) {
+      return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)), _mm_load_sd(p + 2), 1);
+    }
+    if constexpr (M == 4) return _mm256_loadu_pd(p);
+  }
+  static void store(double* p, V v) {
+    if constexpr (M == 3) {
+      _mm_storeu_pd(p, _mm256_castpd256_pd128(v));
+      _mm_store_sd(p + 2, _mm256_extractf128_pd(v, 1));
+    }
+    if constexpr (M == 4) _mm256_storeu_pd(p, v);
+  }
+};
+
+// Items [begin, end) of a batch with m == M, n == N, ta == N.
+template <class R, int M, int N>
+void tiny_items(const Problem& p, std::int64_t begin, std::int64_t end) {
+  using X = Column<R, M>;
+  using V = typename X::V;
+  const std::int64_t k = p.k, lda = p.a.ld, ldc = p.c.ld;
+  const std::int64_t bq = p.tb == Op::N ? 1 : p.b.ld;  // op(B)(q, j) is at b + q bq + j bj
+  const std::int64_t bj = p.tb == Op::N ? p.b.ld : 1;
+  const V alpha = X::set1(p.alpha_as<R>()), beta = X::set1(p.beta_as<R>());
+  const bool beta_zero = p.beta_as<R>() == R(0);
+  for (std::int64_t item = begin; item < end; ++item) {
+    const R* a = p.item_a<R>(item);
+    const R* b = p.item_b<R>(item);
+    R* c = p.item_c<R>(item);
+    V acc[N];
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) acc[j] = X::zero();
+    for (std::int64_t q = 0; q < k; ++q) {
+      const V av = X::load(a + q * lda);
+#pragma GCC unroll 4
+      for (int j = 0; j < N; ++j) acc[j] = X::fma(av, X::set1(b[q * bq + j * bj]), acc[j]);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) {
+      V r = X::mul(acc[j], alpha);
+      if (!beta_zero) r = X::fma(X::load(c + j * ldc), beta, r);
+      X::store(c + j * ldc, r);
+    }
+  }
+}
+
+template <class R>
+using TinyKernel = void (*)(const Problem&, std::int64_t, std::int64_t);
+
+template <class R, int M, std::size_t... J>
+constexpr std::array<TinyKernel<R>, 4> tiny_row(std::index_sequence<J...>) {
+  return {&tiny_items<R, M, int(J) + 1>...};
+}
+
+// tiny_kernel<R>(m, n) for 1 <= m, n <= 4.
+template <class R>
+TinyKernel<R> tiny_kernel(std::int64_t m, std::int64_t n) {
+  static constexpr std::array<std::array<TinyKernel<R>, 4>, 4> table = {
+      tiny_row<R, 1>(std::make_index_sequence<4>{}), tiny_row<R, 2>(std::make_index_sequence<4>{}),
+      tiny_row<R, 3>(std::make_index_sequence<4>{}), tiny_row<R, 4>(std::make_index_sequence<4>{})};
+  return table[m - 1][n - 1];
+}
+
+// The whole batch, items in contiguous runs per thread (as for_each_item spreads them).
+template <class R>
+void tiny_typed(const Problem& p) {
+  const TinyKernel<R> kernel = tiny_kernel<R>(p.m, p.n);
+  if (p.batch > 1 && real_macs(p) >= kParallelMacs) {
+#pragma omp parallel
+    {
+      const std::int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+      kernel(p, p.batch * t / threads, p.batch * (t + 1) / threads);
+    }
+  } else {
+    kernel(p, 0, p.batch);
+  }
+}
+
 }  // namespace
 
+bool tiny_runs(const Problem& p) noexcept {
+  return !is_complex(p.dtype) && p.ta == Op::N && p.m <= kTinyMax && p.n <= kTinyMax;
+}
+
 void small_gemm(const Problem& p) {
+  if (tiny_runs(p)) {
+    if (p.dtype == Scalar::f32) return tiny_typed<float>(p);
+    return tiny_typed<double>(p);
+  }
   dispatch(p.dtype, [&]<class T>() { small_typed<T>(p); });
 }
 

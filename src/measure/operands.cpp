@@ -186,6 +186,10 @@ OperandSets::OperandSets(const Key& key, MeasureDevice& device, const OperandOpt
     alpha = {pick(0.35, 1.0), pick(0.35, 1.0)};
     beta = {pick(0.2, 0.5), pick(0.2, 0.5)};
   }
+  if (o.unit_scalars) {
+    alpha = 1.0;
+    beta = 1.0;
+  }
   problems_.reserve(static_cast<std::size_t>(sets));
   for (std::int64_t i = 0; i < sets; ++i) {
     Problem p = problem_at(key, base + i * set_bytes_);

@@ -1,5 +1,6 @@
 // Operands for one lattice point: `sets` copies of the whole batch (A, B and C per set) in
-// device memory, filled with random full-mantissa values, with random nonzero alpha and beta.
+// device memory, filled with random full-mantissa values, with random nonzero alpha and beta
+// (or both 1).
 // Enough sets that together they are at least `rotation_factor` x the device cache, so a set
 // comes round again only after the cache has been overwritten several times.
 #pragma once
@@ -18,6 +19,9 @@ struct OperandOptions {
   double rotation_factor = 3.0;  // sets together >= this x the device cache
   std::int64_t min_sets = 2;
   std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+  // alpha = beta = 1 instead of random (the case some vendors, LIBXSMM among them, run
+  // without an epilogue); C then grows by A B each call, far from overflow in any timing run.
+  bool unit_scalars = false;
 };
 
 // Bytes of one set for a key: A, B and C, each rounded up to 64 bytes. packed: ld == rows;

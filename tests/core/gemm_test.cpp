@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 
+#include "core/problem.hpp"
 #include "gemmroute/gemmroute.hpp"
 #include "reference/reference.hpp"
 #include "support.hpp"
@@ -105,6 +106,36 @@ TEST(GemmArguments, StridesPointersAndOverflow) {
     c.sa = std::int64_t{1} << 62;
     c.batch = 5;
   });
+}
+
+// validate() clears the common case (everything below 2^31) in a few tests and sends the rest
+// through the checks in order: beyond 2^31 a batch that fits is still valid, one that
+// overflows is still named, and a real C form still folds to T on either path.
+TEST(GemmArguments, ValidationBeyondTheFastPathStillDecides) {
+  float storage[3] = {};
+  auto problem = [&](std::int64_t stride_a, std::int64_t batch) {
+    Problem p;
+    p.dtype = Scalar::f32;
+    p.ta = Op::C;
+    p.m = p.n = p.k = 1;
+    p.batch = batch;
+    p.a = {storage, nullptr, 1, stride_a};
+    p.b = {storage + 1, nullptr, 1, 1};
+    p.c = {storage + 2, nullptr, 1, 1};
+    return p;
+  };
+  for (std::int64_t stride : {std::int64_t{1}, std::int64_t{1} << 40}) {
+    Problem p = problem(stride, 3);
+    EXPECT_NO_THROW(validate(p)) << stride;
+    EXPECT_EQ(p.ta, Op::T) << stride;
+  }
+  Problem over = problem(std::int64_t{1} << 62, 5);
+  try {
+    validate(over);
+    ADD_FAILURE() << "an overflowing extent was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.argument(), "stride_a");
+  }
 }
 
 TEST(GemmArguments, RowMajorErrorsNameTheCallersArguments) {

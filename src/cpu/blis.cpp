@@ -1,0 +1,86 @@
+// blis and blis:par=item: BLIS's typed expert API (bli_?gemm_ex) called per item, each call
+// told through its own runtime object (rntm_t) how many threads it may use, so nothing global
+// in BLIS is changed. BLIS reads op(A) and op(B) through row and column strides and
+// conjugates itself, so every scalar and form is one call.
+//
+// `blis` spreads the batch over the OpenMP threads with one BLIS thread per item (a batch of
+// one is then one thread: BLIS 0.9 has no size threshold of its own below which it stays on
+// one). `blis:par=item` runs the items in sequence with all threads inside each one: the
+// choice for few large items. The tuner measures which wins where.
+#include <omp.h>
+
+#include <complex>
+
+#include "core/candidate.hpp"
+#include "cpu/batch.hpp"
+#include "cpu/candidates.hpp"
+#include "cpu/libraries.hpp"
+
+namespace gemmroute::cpu {
+namespace {
+
+// C <- alpha op(A) op(B) + beta C for one item, with `threads` BLIS threads.
+template <class T>
+void call_item(const BlisLibrary& lib, const Problem& p, const T* a, const T* b, T* c,
+               long long threads) {
+  BlisLibrary::Runtime rntm;
+  rntm.num_threads = threads;
+  T alpha = p.alpha_as<T>(), beta = p.beta_as<T>();
+  const int ta = kBlisTrans[static_cast<int>(p.ta)], tb = kBlisTrans[static_cast<int>(p.tb)];
+  T* A = const_cast<T*>(a);  // BLIS's signature is not const; it never writes A or B
+  T* B = const_cast<T*>(b);
+  const long long m = p.m, n = p.n, k = p.k, lda = p.a.ld, ldb = p.b.ld, ldc = p.c.ld;
+  if constexpr (std::is_same_v<T, float>) {
+    lib.sgemm(ta, tb, m, n, k, &alpha, A, 1, lda, B, 1, ldb, &beta, c, 1, ldc, nullptr, &rntm);
+  } else if constexpr (std::is_same_v<T, double>) {
+    lib.dgemm(ta, tb, m, n, k, &alpha, A, 1, lda, B, 1, ldb, &beta, c, 1, ldc, nullptr, &rntm);
+  } else {
+    auto fn = std::is_same_v<T, std::complex<float>> ? lib.cgemm : lib.zgemm;
+    fn(ta, tb, m, n, k, &alpha, A, 1, lda, B, 1, ldb, &beta, c, 1, ldc, nullptr, &rntm);
+  }
+}
+
+class Blis final : public Candidate {
+ public:
+  explicit Blis(bool par_item) : par_item_(par_item) {}
+  std::string_view spelling() const override { return par_item_ ? "blis:par=item" : "blis"; }
+  Provider provider() const override { return Provider::vendor; }
+  Verdict can_run(const Problem&) const override {
+    if (!blis_library().ok()) return Verdict::no("library not found (BLIS, libblis.so.4)");
+    return Verdict::yes();
+  }
+  void launch(const Problem& p, const Exec& exec) const override {
+    if (!can_run(p).ok) require_runnable(*this, p, exec);  // throws: no workspace is used
+    const BlisLibrary& lib = blis_library();
+    dispatch(p.dtype, [&]<class T>() {
+      if (quick_path<T>(p)) return;
+      if (par_item_) {
+        const long long threads = omp_get_max_threads();
+        for (std::int64_t i = 0; i < p.batch; ++i) {
+          call_item<T>(lib, p, p.item_a<T>(i), p.item_b<T>(i), p.item_c<T>(i), threads);
+        }
+        return;
+      }
+      for_each_item(p, [&](std::int64_t i) {
+        call_item<T>(lib, p, p.item_a<T>(i), p.item_b<T>(i), p.item_c<T>(i), 1);
+      });
+    });
+  }
+
+ private:
+  bool par_item_;
+};
+
+}  // namespace
+
+const Candidate& blis_candidate() {
+  static const Blis instance(false);
+  return instance;
+}
+
+const Candidate& blis_item_candidate() {
+  static const Blis instance(true);
+  return instance;
+}
+
+}  // namespace gemmroute::cpu

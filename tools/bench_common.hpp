@@ -1,0 +1,23 @@
+// What `gemmroute bench`, `bench --peers` and `bench --overhead` share: the shapes file,
+// number formatting and running a plotting script.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "measure/shapes.hpp"
+
+namespace gemmroute::cli {
+
+// Shapes files are read by measure/shapes.hpp (the key's one grammar).
+using measure::read_shapes;
+using measure::Shape;
+
+// Runs a program with exactly these arguments (argv[0] searched in PATH), never through a
+// shell, so no path can be read as a command. Empty when it ran and exited 0, else why not.
+std::string run_program(const std::vector<std::string>& args);
+
+std::string fmt_us(double us);  // "12.3 us", "4.56 ms"
+std::string num(double v, const char* format = "%.6g");
+
+}  // namespace gemmroute::cli
