@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string_view>
 
@@ -13,10 +14,12 @@
 #include "core/backend.hpp"
 #include "core/context_state.hpp"
 #include "core/files.hpp"
+#include "core/predict.hpp"
 #include "core/select.hpp"
 #include "core/table.hpp"
 #include "gemmroute/error.hpp"
 #include "measure/measure.hpp"
+#include "measure/shapes.hpp"
 #include "measure/stats.hpp"
 #include "measure_common.hpp"
 #include "progress.hpp"
@@ -40,38 +43,45 @@ namespace {
 
 constexpr const char* kHelp =
     "usage: gemmroute bench --device cpu --shapes FILE --out BENCH.csv [--plot DIR]\n"
-    "                       [--table FILE] [--reps N] [--min-sample-us X] [--force]\n"
+    "                       [--table FILE] [--select nearest|predict] [--compare-selection]\n"
+    "                       [--reps N] [--min-sample-us X] [--force]\n"
     "                       [--peers [--scalars random|unit] | --overhead]\n"
     "\n"
-    "For each shape in FILE (one a line: dtype ta tb m n k batch [packed|strided]; '#'\n"
-    "comments), times in one process with the shared harness (docs/measuring.md): `auto` (the\n"
-    "table's choice, selected per call as the library does), the vendor, and every runnable\n"
-    "candidate; each is checked once against the long-double reference first. Writes BENCH.csv\n"
-    "and prints, last:\n"
+    "For each shape in FILE (one key a line, `dtype ta tb layout m n k batch`, '#' comments:\n"
+    "docs/measuring.md), times in one process with the shared harness: `auto` (the\n"
+    "table's choice, selected per call as the library does), every runnable candidate (the\n"
+    "vendor among them), and every candidate again as a second arm; each is checked once\n"
+    "against the long-double reference first. Writes BENCH.csv and prints the regret per scalar\n"
+    "of each selection and the noise floor (the best candidate's second arm over its first: the\n"
+    "regret a perfect selector shows on this run), then, last:\n"
     "  regret geomean X p95 Y max Z | speedup vs vendor geomean W min V | shapes N\n"
     "where regret = t_auto / t_best (best over the candidates) and speedup = t_vendor / t_auto,\n"
     "both ratios of median times per call.\n"
     "\n"
-    "  --table FILE      the table auto selects from (default: GEMMROUTE_TABLE, else the\n"
-    "                    shipped table for this device, else the generic one)\n"
-    "  --plot DIR        write speedup_vs_vendor.png and regret.png there\n"
-    "                    (scripts/plot_bench.py)\n"
-    "  --force           replace BENCH.csv and the PNGs when they exist (never an input)\n"
-    "  --reps N          repetitions per arm, 7 to 1000 (default 7)\n"
-    "  --min-sample-us X each repetition times calls lasting at least X us, 1 to 1e7\n"
-    "                    (default 300)\n"
-    "  --peers           time `auto` (the public gemm() call) against the other libraries,\n"
-    "                    each called the way its own users call it (OpenBLAS, LIBXSMM, BLIS:\n"
-    "                    tools/peers.hpp lists the arms), instead of against our candidates;\n"
-    "                    --plot writes peers.png; prints, last:\n"
+    "  --table FILE         the table auto selects from (default: GEMMROUTE_TABLE, else the\n"
+    "                       shipped table for this device, else the generic one)\n"
+    "  --select S           how auto reads the table between rows: nearest or predict\n"
+    "                       (default: GEMMROUTE_SELECT, else predict; docs/table-format.md)\n"
+    "  --compare-selection  time both selections, each as its own arm of every shape\n"
+    "  --plot DIR           write speedup_vs_vendor.png and regret.png there\n"
+    "                       (scripts/plot_bench.py)\n"
+    "  --force              replace BENCH.csv and the PNGs when they exist (never an input)\n"
+    "  --reps N             repetitions per arm, 7 to 1000 (default 7)\n"
+    "  --min-sample-us X    each repetition times calls lasting at least X us, 1 to 1e7\n"
+    "                       (default 300)\n"
+    "  --peers              time `auto` (the public gemm() call) against the other libraries,\n"
+    "                       each called the way its own users call it (OpenBLAS, LIBXSMM,\n"
+    "                       BLIS: tools/peers.hpp lists the arms), instead of against our\n"
+    "                       candidates; --plot writes peers.png; prints, last:\n"
     "  peers: auto vs fastest library geomean X min Y below-0.97 N | vs <library> ... | shapes N\n"
-    "                    where each ratio is t_library / t_auto (above 1: auto is faster)\n"
-    "  --scalars S       random (default: random nonzero alpha and beta, as tune measures) or\n"
-    "                    unit (alpha = beta = 1, the case LIBXSMM runs without an epilogue)\n"
-    "  --overhead        per shape, the candidate the table chooses timed as the library call\n"
-    "                    itself, its launch(), gemm() pinned to it and gemm() routed; prints\n"
-    "                    the call path's cost (routed - direct, pinned - direct) in ns\n"
-    "                    (defaults here: --reps 21, --min-sample-us 1000)\n"
+    "                       where each ratio is t_library / t_auto (above 1: auto is faster)\n"
+    "  --scalars S          random (default: random nonzero alpha and beta, as tune measures)\n"
+    "                       or unit (alpha = beta = 1, the case LIBXSMM runs without an\n"
+    "                       epilogue)\n"
+    "  --overhead           per shape, the candidate the table chooses timed as the library\n"
+    "                       call itself, its launch(), gemm() pinned to it and gemm() routed;\n"
+    "                       prints the call path's cost (routed - direct, pinned - direct) in ns\n"
+    "                       (defaults here: --reps 21, --min-sample-us 1000)\n"
     "\n"
     "BENCH.csv is written to a temporary beside it and renamed when the run ends (Ctrl-C ends\n"
     "it early, keeping the shapes measured); an existing file is replaced only with --force.";
@@ -79,11 +89,56 @@ constexpr const char* kHelp =
 // What scripts/plot_bench.py writes into the --plot folder.
 constexpr const char* kPlots[] = {"speedup_vs_vendor.png", "regret.png"};
 
+// The arm that does per call what gemm() does after building the problem: validate, key,
+// select (with this selection), launch. `choice` receives what it selects for the shape.
+LaunchArm selection_arm(Selector selector, const Table* table, const Backend& backend,
+                        const Exec& exec, std::string& choice) {
+  Overrides ov;
+  ov.selector = selector;
+  return {"auto:" + std::string(to_string(selector)),
+          [=, &backend, &exec, &choice](const Problem& p) {
+            try {
+              choice = std::string(
+                  select(p, key_of(p), table, backend, exec, ov, nullptr).candidate->spelling());
+              return Verdict::yes();
+            } catch (const std::exception&) {
+              return Verdict::no("the table's walk found nothing that can run");
+            }
+          },
+          [=, &backend, &exec](const Problem& p) {
+            Problem q = p;
+            validate(q, false, backend.host_memory());
+            select(q, key_of(q), table, backend, exec, ov, nullptr).candidate->launch(q, exec);
+          }};
+}
+
+// Regret summaries: per scalar and overall, for one column of ratios.
+struct Ratios {
+  std::map<std::string, std::vector<double>> by_scalar;
+  std::vector<double> all;
+  void add(const std::string& scalar, double v) {
+    by_scalar[scalar].push_back(v);
+    all.push_back(v);
+  }
+};
+
+void print_summary(const std::string& name, const Ratios& r) {
+  auto line = [&](const std::string& scalar, const std::vector<double>& v) {
+    std::printf("  %-28s %-4s shapes %3zu  geomean %.3f  p95 %.3f  max %.3f\n", name.c_str(),
+                scalar.c_str(), v.size(), geomean(v), percentile(v, 95),
+                *std::max_element(v.begin(), v.end()));
+  };
+  for (const auto& [scalar, v] : r.by_scalar) line(scalar, v);
+  if (!r.all.empty()) line("all", r.all);
+}
+
 }  // namespace
 
 int bench(const Argv& argv) {
-  Args args(argv, {"device", "shapes", "out", "plot", "table", "reps", "min-sample-us", "scalars"},
-            {"force", "peers", "overhead"});
+  Args args(argv,
+            {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us",
+             "scalars"},
+            {"force", "compare-selection", "peers", "overhead"});
   if (args.help()) {
     std::puts(kHelp);
     return 0;
@@ -100,6 +155,17 @@ int bench(const Argv& argv) {
   mo.harness.repetitions = static_cast<int>(args.integer("reps", 7, 7, 1000));
   mo.harness.min_sample_us = args.number("min-sample-us", mo.harness.min_sample_us, 1, 1e7);
   const auto shapes = read_shapes(shapes_path);
+  Selector selector = read_environment().selector;
+  if (auto v = args.get("select")) {
+    auto parsed = parse_selector(*v);
+    if (!parsed) throw UsageError("--select: expected nearest or predict, got '" + *v + "'");
+    selector = *parsed;
+  }
+  const bool compare = args.flag("compare-selection");
+  std::vector<Selector> selections = {selector};
+  if (compare) {
+    selections.push_back(selector == Selector::predict ? Selector::nearest : Selector::predict);
+  }
 
   auto backend = make_backend(device);
   auto exec = backend->make_exec(nullptr);
@@ -130,8 +196,11 @@ int bench(const Argv& argv) {
   const std::string vendor(backend->last_resort_vendor().spelling());
   std::printf("bench: %zu shapes from %s on %s (%s)\n", shapes.size(), shapes_path.c_str(),
               fp.get("device") ? fp.get("device")->c_str() : "?", fp.id().c_str());
-  std::printf("bench: auto selects from %s; vendor is %s\n",
-              table ? table_path.c_str() : "no table (last resort only)", vendor.c_str());
+  std::printf("bench: auto selects from %s with selection %s%s; vendor is %s\n",
+              table ? table_path.c_str() : "no table (last resort only)",
+              std::string(to_string(selector)).c_str(),
+              compare ? (", compared with " + std::string(to_string(selections[1]))).c_str() : "",
+              vendor.c_str());
   std::printf("bench: %s\n", method_line(*mdev, mo).c_str());
   std::printf("times are medians per call (whole batch); ratios are unitless\n");
   std::fflush(stdout);
@@ -145,18 +214,24 @@ int bench(const Argv& argv) {
   std::fprintf(csv,
                "shape,dtype,ta,tb,m,n,k,batch,layout,auto_spelling,t_auto_us,auto_spread_pct,"
                "t_vendor_us,best_spelling,t_best_us,auto_over_best,vendor_over_auto,auto_gflops,"
-               "auto_gbs,status,candidates_us\n");
+               "auto_gbs,status,candidates_us,selection,t_best_again_us,noise_over_best,"
+               "nearest_spelling,t_nearest_us,nearest_over_best,predict_spelling,t_predict_us,"
+               "predict_over_best\n");
   csv_file.flush();
 
   install_interrupt_handler();
   Arena arena;
   std::vector<double> regrets, speedups;
+  std::map<Selector, Ratios> regret_of;
+  Ratios noise;
   int problems = 0;
   double total_w = 0;
   for (const Shape& s : shapes) total_w += 1 + macs_of(s.key) / 1e5;
   Progress progress("shapes", static_cast<int>(shapes.size()), total_w);
   double done_w = 0;
   std::size_t measured = 0;
+  const std::size_t n_sel = selections.size();
+  const std::size_t n_cand = backend->candidates().size();
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     const Shape& s = shapes[si];
     if (interrupted()) {
@@ -165,28 +240,17 @@ int bench(const Argv& argv) {
       break;
     }
     progress.update(static_cast<int>(si), done_w, s.text);
-    std::string auto_choice;
+    // Arms: each selection, each candidate, each candidate again (the noise floor).
+    std::vector<std::string> choice(n_sel);
     std::vector<LaunchArm> arms;
-    arms.push_back({"auto",
-                    [&](const Problem& p) {
-                      try {
-                        auto sel = select(p, key_of(p), table.get(), *backend, *exec, Overrides{},
-                                          nullptr);
-                        auto_choice = std::string(sel.candidate->spelling());
-                        return Verdict::yes();
-                      } catch (const std::exception&) {
-                        return Verdict::no("the table's walk found nothing that can run");
-                      }
-                    },
-                    [&](const Problem& p) {
-                      // What gemm() does per call after building the problem: validate, key,
-                      // select, launch.
-                      Problem q = p;
-                      validate(q, false, backend->host_memory());
-                      select(q, key_of(q), table.get(), *backend, *exec, Overrides{}, nullptr)
-                          .candidate->launch(q, *exec);
-                    }});
+    for (std::size_t i = 0; i < n_sel; ++i) {
+      arms.push_back(selection_arm(selections[i], table.get(), *backend, *exec, choice[i]));
+    }
     for (const Candidate* c : backend->candidates()) arms.push_back(arm_for(*c, *exec));
+    for (const Candidate* c : backend->candidates()) {
+      arms.push_back(arm_for(*c, *exec));
+      arms.back().name += " (again)";
+    }
     PointReport r;
     try {
       r = measure_arms(s.key, arms, *mdev, mo, &arena);
@@ -198,26 +262,47 @@ int bench(const Argv& argv) {
       continue;
     }
     done_w += 1 + macs_of(s.key) / 1e5;
-    const ArmResult& a = r.arms[0];
     const ArmResult* best = nullptr;
     const ArmResult* vend = nullptr;
+    std::size_t best_index = 0;
     std::string cands, failures;
-    for (std::size_t i = 1; i < r.arms.size(); ++i) {
+    for (std::size_t i = n_sel; i < n_sel + n_cand; ++i) {
       const ArmResult& c = r.arms[i];
       if (c.name == vendor) vend = &c;
       if (c.status == Status::ok) {
         cands += (cands.empty() ? "" : ";") + c.name + "=" + num(c.stats.median);
-        if (!best || c.stats.median < best->stats.median) best = &c;
+        if (!best || c.stats.median < best->stats.median) {
+          best = &c;
+          best_index = i;
+        }
       } else if (c.status != Status::not_runnable) {
         failures += " " + c.name + " " + std::string(to_string(c.status)) + " (" + c.detail + ")";
       }
     }
-    const bool auto_ok = a.status == Status::ok;
-    const bool vendor_ok = vend && vend->status == Status::ok;
-    const double t_auto = auto_ok ? a.stats.median : 0;
-    const double t_vendor = vendor_ok ? vend->stats.median : 0;
+    const ArmResult* again = best ? &r.arms[best_index + n_cand] : nullptr;
+    const bool again_ok = again && again->status == Status::ok;
     const double t_best = best ? best->stats.median : 0;
-    const double regret = auto_ok && best ? t_auto / t_best : 0;
+    const double noise_floor = again_ok ? again->stats.median / t_best : 0;
+    // Per selection: its time and regret; the first selection is `auto`.
+    struct Sel {
+      bool ok = false;
+      double t = 0, regret = 0;
+    };
+    std::vector<Sel> sel(n_sel);
+    for (std::size_t i = 0; i < n_sel; ++i) {
+      const ArmResult& a = r.arms[i];
+      sel[i].ok = a.status == Status::ok;
+      sel[i].t = sel[i].ok ? a.stats.median : 0;
+      sel[i].regret = sel[i].ok && best ? sel[i].t / t_best : 0;
+      if (sel[i].regret > 0) regret_of[selections[i]].add(format_dtype(s.key.dtype), sel[i].regret);
+    }
+    if (noise_floor > 0) noise.add(format_dtype(s.key.dtype), noise_floor);
+    const ArmResult& a = r.arms[0];
+    const bool auto_ok = sel[0].ok;
+    const bool vendor_ok = vend && vend->status == Status::ok;
+    const double t_auto = sel[0].t;
+    const double t_vendor = vendor_ok ? vend->stats.median : 0;
+    const double regret = sel[0].regret;
     const double speedup = auto_ok && vendor_ok ? t_vendor / t_auto : 0;
     const double gflops = auto_ok ? flops_of(s.key) / (t_auto * 1e3) : 0;
     const double gbs = auto_ok ? bytes_of(s.key) / (t_auto * 1e3) : 0;
@@ -227,30 +312,48 @@ int bench(const Argv& argv) {
     if (auto_ok && vendor_ok) speedups.push_back(speedup);
     if (auto_ok) ++measured;
     if (!auto_ok || !failures.empty()) ++problems;
+    // nearest_* and predict_* columns: filled for the selections timed.
+    std::string per_selection;
+    for (Selector which : {Selector::nearest, Selector::predict}) {
+      std::string spelling, t, ratio;
+      for (std::size_t i = 0; i < n_sel; ++i) {
+        if (selections[i] != which || !sel[i].ok) continue;
+        spelling = choice[i];
+        t = num(sel[i].t);
+        ratio = sel[i].regret > 0 ? num(sel[i].regret, "%.4f") : "";
+      }
+      per_selection += "," + spelling + "," + t + "," + ratio;
+    }
     const Key& k = s.key;
     std::fprintf(
-        csv, "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-        s.text.c_str(), std::string(to_string(k.dtype)).c_str(),
-        std::string(to_string(k.ta)).c_str(), std::string(to_string(k.tb)).c_str(),
-        static_cast<long long>(k.m), static_cast<long long>(k.n), static_cast<long long>(k.k),
-        static_cast<long long>(k.batch), std::string(to_string(k.layout)).c_str(),
-        auto_choice.c_str(), auto_ok ? num(t_auto).c_str() : "",
-        auto_ok ? num(a.stats.spread_pct, "%.2f").c_str() : "",
+        csv, "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%s\n",
+        s.text.c_str(), format_dtype(k.dtype).c_str(), std::string(to_string(k.ta)).c_str(),
+        std::string(to_string(k.tb)).c_str(), static_cast<long long>(k.m),
+        static_cast<long long>(k.n), static_cast<long long>(k.k), static_cast<long long>(k.batch),
+        std::string(to_string(k.layout)).c_str(), choice[0].c_str(),
+        auto_ok ? num(t_auto).c_str() : "", auto_ok ? num(a.stats.spread_pct, "%.2f").c_str() : "",
         vendor_ok ? num(t_vendor).c_str() : "", best ? best->name.c_str() : "",
         best ? num(t_best).c_str() : "", regret > 0 ? num(regret, "%.4f").c_str() : "",
         speedup > 0 ? num(speedup, "%.4f").c_str() : "", auto_ok ? num(gflops, "%.4g").c_str() : "",
-        auto_ok ? num(gbs, "%.4g").c_str() : "", status.c_str(), cands.c_str());
+        auto_ok ? num(gbs, "%.4g").c_str() : "", status.c_str(), cands.c_str(),
+        std::string(to_string(selector)).c_str(), again_ok ? num(again->stats.median).c_str() : "",
+        noise_floor > 0 ? num(noise_floor, "%.4f").c_str() : "", per_selection.c_str());
     csv_file.flush();
     progress.clear();
     if (auto_ok) {
       std::printf(
           "%-34s auto %-18s %10s (±%.1f%%)  vendor %10s  best %-18s %10s  auto/best %.3f"
-          "  vendor/auto %.3f  auto %.3g GFLOP/s %.3g GB/s\n",
-          s.text.c_str(), auto_choice.c_str(), fmt_us(t_auto).c_str(), a.stats.spread_pct,
+          "  vendor/auto %.3f  auto %.3g GFLOP/s %.3g GB/s",
+          s.text.c_str(), choice[0].c_str(), fmt_us(t_auto).c_str(), a.stats.spread_pct,
           vendor_ok ? fmt_us(t_vendor).c_str() : "n/a", best ? best->name.c_str() : "n/a",
           best ? fmt_us(t_best).c_str() : "n/a", regret, speedup, gflops, gbs);
+      for (std::size_t i = 1; i < n_sel; ++i) {
+        std::printf("  %s %s/best %.3f", std::string(to_string(selections[i])).c_str(),
+                    choice[i].c_str(), sel[i].regret);
+      }
+      std::printf("  noise %.3f\n", noise_floor);
     } else {
-      std::printf("%-34s auto (%s) %s: %s\n", s.text.c_str(), auto_choice.c_str(),
+      std::printf("%-34s auto (%s) %s: %s\n", s.text.c_str(), choice[0].c_str(),
                   std::string(to_string(a.status)).c_str(), a.detail.c_str());
     }
     if (!failures.empty()) std::printf("  FAILURES:%s\n", failures.c_str());
@@ -276,6 +379,14 @@ int bench(const Argv& argv) {
     std::printf("bench: measured nothing: no shape has both an auto time and a best time\n");
     return 1;
   }
+  std::printf(
+      "regret per selection (t_selection / t_best) and the noise floor (the best\n"
+      "candidate's second arm over its first: what a perfect selector shows here):\n");
+  for (Selector which : selections) {
+    print_summary(std::string(to_string(which)) + (which == selector ? " (auto)" : ""),
+                  regret_of[which]);
+  }
+  print_summary("noise floor", noise);
   std::printf("(regret = t_auto / t_best, speedup = t_vendor / t_auto: ratios of median times)\n");
   std::printf(
       "regret geomean %.3f p95 %.3f max %.3f | speedup vs vendor geomean %.3f min %.3f | "

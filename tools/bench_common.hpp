@@ -5,19 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "core/problem.hpp"
+#include "measure/shapes.hpp"
 
 namespace gemmroute::cli {
 
-struct Shape {
-  Key key;
-  std::string text;
-  int line = 0;
-};
-
-// One shape a line: dtype ta tb m n k batch [packed|strided]; '#' comments. Throws
-// Error(invalid_argument) listing every bad field as path:line:col with its name.
-std::vector<Shape> read_shapes(const std::string& path);
+// Shapes files are read by measure/shapes.hpp (the key's one grammar).
+using measure::read_shapes;
+using measure::Shape;
 
 // Runs a program with exactly these arguments (argv[0] searched in PATH), never through a
 // shell, so no path can be read as a command. Empty when it ran and exited 0, else why not.

@@ -32,7 +32,7 @@ int demo_gpu(int reps) {
   std::printf("\ngemmroute demo on %s (%s SMs); table %s\n",
               backend.fingerprint().get("device")->c_str(),
               backend.fingerprint().get("sms")->c_str(), table ? table->path.c_str() : "(none)");
-  std::printf("(%s)\n", method_line(*device, mo).c_str());
+  std::printf("(%s)\n", measure::method_line(*device, mo).c_str());
   std::printf("%-40s %-18s %11s %11s %10s %10s\n", "shape", "choice", "ours", "cublas",
               "cublas/ours", "err/bound");
   const Key shapes[] = {
@@ -79,7 +79,7 @@ int demo_gpu(int reps) {
     };
     char shape[96];
     std::snprintf(shape, sizeof shape, "%s %s %s %lldx%lldx%lld batch %lld%s",
-                  std::string(to_string(key.dtype)).c_str(), std::string(to_string(key.ta)).c_str(),
+                  format_dtype(key.dtype).c_str(), std::string(to_string(key.ta)).c_str(),
                   std::string(to_string(key.tb)).c_str(), static_cast<long long>(key.m),
                   static_cast<long long>(key.n), static_cast<long long>(key.k),
                   static_cast<long long>(key.batch),

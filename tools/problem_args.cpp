@@ -1,5 +1,7 @@
 #include "problem_args.hpp"
 
+#include <array>
+
 namespace gemmroute::cli {
 
 Problem placeholder_problem(Scalar dtype, Op ta, Op tb, std::int64_t m, std::int64_t n,
@@ -28,24 +30,25 @@ Problem placeholder_problem(Scalar dtype, Op ta, Op tb, std::int64_t m, std::int
 }
 
 Problem problem_from_args(const Args& args) {
-  auto dtype = parse_scalar(args.get_or("dtype", "f32"));
-  if (!dtype) throw UsageError("--dtype: expected f32, f64, c32 or c64");
-  auto ta = parse_op(args.get_or("ta", "N"));
-  auto tb = parse_op(args.get_or("tb", "N"));
-  if (!ta) throw UsageError("--ta: expected N, T or C");
-  if (!tb) throw UsageError("--tb: expected N, T or C");
-  auto layout = parse_layout(args.get_or("layout", "packed"));
-  if (!layout) throw UsageError("--layout: expected packed or strided");
-  // Sizes as a table key holds them: 1 to 2^62.
-  constexpr std::int64_t kMax = std::int64_t{1} << 62;
   for (const char* size : {"m", "n", "k"}) {
     if (!args.get(size)) throw UsageError(std::string("--") + size + " is required");
   }
-  const std::int64_t m = args.integer("m", 0, 1, kMax), n = args.integer("n", 0, 1, kMax),
-                     k = args.integer("k", 0, 1, kMax), batch = args.integer("batch", 1, 1, kMax);
-  Problem p = placeholder_problem(*dtype, fold_op(*dtype, *ta), fold_op(*dtype, *tb), m, n, k,
-                                  batch, *layout);
-  return p;
+  // The key's fields, in its grammar (core/key.hpp); a real scalar's C folds to T.
+  const std::string values[] = {args.get_or("dtype", "f32"),
+                                args.get_or("ta", "N"),
+                                args.get_or("tb", "N"),
+                                args.get_or("layout", "packed"),
+                                *args.get("m"),
+                                *args.get("n"),
+                                *args.get("k"),
+                                args.get_or("batch", "1")};
+  std::array<Field, 8> fields;
+  for (std::size_t i = 0; i < fields.size(); ++i) fields[i] = {values[i], 0};
+  KeyError why;
+  auto key = parse_key(fields, RealC::fold, &why);
+  if (!key) throw UsageError("--" + why.field + ": " + why.problem);
+  return placeholder_problem(key->dtype, key->ta, key->tb, key->m, key->n, key->k, key->batch,
+                             key->layout);
 }
 
 }  // namespace gemmroute::cli

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "args.hpp"
 #include "core/backend.hpp"
@@ -57,19 +58,25 @@ int check(const Argv& argv) {
 }
 
 constexpr const char* kBuildHelp =
-    "usage: gemmroute table build RESULTS.csv --out FILE [--margin 0.03] [--generic] [--force]\n"
+    "usage: gemmroute table build RESULTS.csv --out FILE [--margin 0.03] [--generic]\n"
+    "                             [--merge TABLE] [--force]\n"
     "\n"
     "Ranks each point's ok measurements with the tie rule (docs/measuring.md): a candidate\n"
     "displaces one earlier in the backend's tie-break order only when it is faster by more\n"
-    "than max(margin, the larger measured spread). Failed, erroring and not-runnable\n"
-    "candidates never appear. Rows are `measured`, or `refined` where `tune --refine` made\n"
-    "them. The table's header records the results' fingerprint, tuner, spec and method.\n"
-    "FILE is written whole or not at all, and only when the table has rows.\n"
+    "than max(margin, its measured spread). Failed, erroring and not-runnable candidates\n"
+    "never appear. Rows are `measured`, `refined` where `tune --refine` made them, or\n"
+    "`recorded` where `tune --shapes` did. The table's header records the results'\n"
+    "fingerprint, tuner, spec and method. FILE is written whole or not at all, and only when\n"
+    "the table has rows.\n"
     "\n"
-    "  --margin X   tie-rule margin as a fraction, in [0, 1) (default 0.03)\n"
-    "  --generic    write only fingerprint.backend: a generic table for that backend\n"
-    "  --date D     the table's date field (default: today, UTC)\n"
-    "  --force      replace FILE when it exists (never when it is RESULTS.csv itself)";
+    "  --margin X     tie-rule margin as a fraction, in [0, 1) (default 0.03)\n"
+    "  --generic      write only fingerprint.backend: a generic table for that backend\n"
+    "  --merge TABLE  write TABLE with these rows merged in: a row replaces TABLE's row of its\n"
+    "                 key, or is added (exact rows for the keys a program calls, in a table\n"
+    "                 that still answers between them); TABLE's header is kept. RESULTS.csv\n"
+    "                 must be measured on TABLE's device (any, for a generic TABLE)\n"
+    "  --date D       the table's date field (default: today, UTC)\n"
+    "  --force        replace FILE when it exists (never when it is an input)";
 
 // Every ok row names a candidate of the backend, reported at its own line and column: a
 // table's spellings must resolve, and only the results file says where one came from.
@@ -89,7 +96,7 @@ void check_spellings(const std::string& path, const measure::Results& results,
 }
 
 int build(const Argv& argv) {
-  Args args(argv, {"out", "margin", "date"}, {"generic", "force"});
+  Args args(argv, {"out", "margin", "date", "merge"}, {"generic", "force"});
   if (args.help()) {
     std::puts(kBuildHelp);
     return 0;
@@ -105,7 +112,12 @@ int build(const Argv& argv) {
   o.generic = args.flag("generic");
   o.date = args.get_or("date", "");
   o.source = std::filesystem::path(in).filename().string();
-  const OutputRules rules{args.flag("force"), {in}};
+  const std::string merge_path = args.get_or("merge", "");
+  if (args.get("merge") && merge_path.empty()) throw UsageError("--merge: expected a table");
+  if (!merge_path.empty() && o.generic)
+    throw UsageError("--merge keeps TABLE's header: no --generic");
+  OutputRules rules{args.flag("force"), {in}};
+  if (!merge_path.empty()) rules.inputs.push_back(merge_path);
   check_output(out, "out", rules);  // before the work: a refused --out costs nothing
   measure::Results results = measure::read_results(in);
   const std::string* be = results.fingerprint.get("backend");
@@ -124,8 +136,8 @@ int build(const Argv& argv) {
   std::printf("table build: %zu result rows from %s\n", results.rows.size(), in.c_str());
   if (results.truncated_tail)
     std::printf("note: ignored an unfinished last line of %s\n", in.c_str());
-  std::printf("rows: %d (measured %d, refined %d)\n", summary.rows, summary.measured,
-              summary.refined);
+  std::printf("rows: %d (measured %d, refined %d, recorded %d)\n", summary.rows, summary.measured,
+              summary.refined, summary.recorded);
   std::printf("points left out (no candidate measured ok): %d\n", summary.points_without_candidate);
   std::printf("failed or erroring (point, candidate) pairs, never ranked: %d\n", summary.failures);
   std::string winners;
@@ -140,7 +152,30 @@ int build(const Argv& argv) {
                     "the last resort; " +
                     out + " was not written");
   }
-  std::string text = write_table(t);
+  std::optional<Table> merged;
+  if (!merge_path.empty()) {
+    Table base = load_table(merge_path, *backend);
+    auto bad = mismatched_fields(base.fingerprint, results.fingerprint);
+    if (!bad.empty()) {
+      std::string why;
+      for (const auto& f : bad) why += " fingerprint." + f;
+      throw Error(Errc::invalid_argument, "merge",
+                  in + " was measured on another device than " + merge_path + " (" + why.substr(1) +
+                      "); merge measurements into a table of their own device");
+    }
+    int replaced = 0;
+    merged = measure::merge_rows(base, t, &replaced);
+    for (auto& [name, value] : merged->header) {
+      if (name == "method") {
+        value += "; " + std::to_string(summary.rows) + " rows merged from " + o.source +
+                 " (table build --merge)";
+      }
+    }
+    std::printf("merge: %d rows into %s's %zu: %d replace rows of their key, %d are new\n",
+                summary.rows, merge_path.c_str(), base.rows.size(), replaced,
+                summary.rows - replaced);
+  }
+  std::string text = write_table(merged ? *merged : t);
   // Comments after the magic line: where this came from.
   const std::size_t nl = text.find('\n') + 1;
   char margin[32];
@@ -148,6 +183,9 @@ int build(const Argv& argv) {
   std::string comment = "# Built by `gemmroute table build ";
   comment.append(o.source).append(" --margin ").append(margin);
   if (o.generic) comment.append(" --generic");
+  if (merged) {
+    comment.append(" --merge ").append(std::filesystem::path(merge_path).filename().string());
+  }
   comment.append("`. Entries: spelling@median\xC2\xB1spread,\n");
   comment.append(
       "# medians in time per call (whole batch), spread interquartile range / median.\n");

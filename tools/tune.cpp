@@ -15,6 +15,7 @@
 #include "measure/rank.hpp"
 #include "measure/refine.hpp"
 #include "measure/results.hpp"
+#include "measure/shapes.hpp"
 #include "measure/spec.hpp"
 #include "measure_common.hpp"
 #include "progress.hpp"
@@ -28,6 +29,7 @@ using namespace gemmroute::measure;
 constexpr const char* kHelp =
     "usage: gemmroute tune --device cpu --spec FILE --out RESULTS.csv [--resume]\n"
     "                      [--budget-minutes N] [--refine TABLE [--margin 0.03]]\n"
+    "       gemmroute tune --device cpu --shapes FILE --out RESULTS.csv [--spec FILE] ...\n"
     "\n"
     "Times every candidate at every point of the spec's lattice (docs/tuning-spec.md) with the\n"
     "shared harness (docs/measuring.md) and appends one CSV row per (point, candidate): key,\n"
@@ -44,6 +46,11 @@ constexpr const char* kHelp =
     "  --margin X          tie-rule margin for ranking refined points (default 0.03)\n"
     "  --sample N          measure only every N-th point (1 to 2^30) and project the full\n"
     "                      run's time (use a throwaway --out; for sizing specs)\n"
+    "  --shapes FILE       measure exactly the keys of a shapes file (as GEMMROUTE_RECORD\n"
+    "                      writes them; a key listed twice is measured once) instead of the\n"
+    "                      spec's lattice; their rows are `recorded`. --spec then only sets\n"
+    "                      the method and candidates (default: the harness defaults, every\n"
+    "                      candidate). Then `table build RESULTS.csv --merge TABLE --out FILE`\n"
     "\n"
     "RESULTS.csv is never replaced: a new run refuses an existing file (continue it with\n"
     "--resume), and a run that wrote no row to the file it created removes it again. It may\n"
@@ -151,8 +158,9 @@ std::string counts(const Session& s) {
   return buf;
 }
 
-int run_lattice(Session& s, const std::string& out, double budget_s, std::int64_t sample) {
-  auto points = lattice(*s.spec);
+// Measures `points` (a spec's lattice, or a shapes file's keys) not yet in the results file.
+int run_points(Session& s, std::vector<Key> points, const std::string& source, Origin origin,
+               const std::string& out, double budget_s, std::int64_t sample) {
   const std::size_t full = points.size();
   if (sample > 1) {
     std::vector<Key> every;
@@ -165,7 +173,7 @@ int run_lattice(Session& s, const std::string& out, double budget_s, std::int64_
   for (const Candidate* c : s.candidates) spellings.emplace_back(c->spelling());
   const std::vector<Key> todo = pending(points, spellings, s.done);
   std::printf("tune: %zu points x %zu candidates in %s; %zu points already in %s; %zu to measure\n",
-              points.size(), s.candidates.size(), s.spec->path.c_str(), points.size() - todo.size(),
+              points.size(), s.candidates.size(), source.c_str(), points.size() - todo.size(),
               out.c_str(), todo.size());
   std::fflush(stdout);
   if (todo.empty()) {
@@ -192,7 +200,7 @@ int run_lattice(Session& s, const std::string& out, double budget_s, std::int64_
       break;
     }
     progress.update(static_cast<int>(i), done_w, describe_point(todo[i]));
-    measure_point(s, todo[i], Origin::measured, &progress);
+    measure_point(s, todo[i], origin, &progress);
     done_w += w[i];
   }
   progress.update(static_cast<int>(i), done_w, stop_reason.empty() ? "done" : "stopped");
@@ -209,8 +217,7 @@ int run_lattice(Session& s, const std::string& out, double budget_s, std::int64_
               format_duration(progress.elapsed_s()).c_str(), counts(s).c_str(), out.c_str());
   if (sample > 1 && i > 0) {
     std::printf(
-        "tune: sampled every %lld-th point: projected time for all %zu points of the "
-        "spec: %s (%.0f s)\n",
+        "tune: sampled every %lld-th point: projected time for all %zu points: %s (%.0f s)\n",
         static_cast<long long>(sample), full,
         format_duration(progress.elapsed_s() * static_cast<double>(full) / i).c_str(),
         progress.elapsed_s() * static_cast<double>(full) / static_cast<double>(i));
@@ -277,7 +284,8 @@ int run_refine(Session& s, Table table, const std::string& table_path, const Out
 }  // namespace
 
 int tune(const Argv& argv) {
-  Args args(argv, {"device", "spec", "out", "budget-minutes", "refine", "margin", "sample"},
+  Args args(argv,
+            {"device", "spec", "out", "budget-minutes", "refine", "margin", "sample", "shapes"},
             {"resume"});
   if (args.help()) {
     std::puts(kHelp);
@@ -289,9 +297,27 @@ int tune(const Argv& argv) {
   const double budget_min = args.number("budget-minutes", 0, 0, 1e6);
   const double margin = args.number("margin", 0.03, 0, 1, true);
   const std::int64_t sample = args.integer("sample", 1, 1, std::int64_t{1} << 30);
-  const Spec spec = read_spec(args.required("spec"));
   const bool refining = args.get("refine").has_value();
   const std::string refine_path = args.get_or("refine", "");
+  const std::optional<std::string> shapes_path = args.get("shapes");
+  if (shapes_path && refining) throw UsageError("--shapes and --refine: one at a time");
+  std::vector<Shape> shapes;
+  if (shapes_path) shapes = distinct_shapes(read_shapes(*shapes_path));
+  if (shapes_path && shapes.empty()) {
+    throw UsageError(*shapes_path + " holds no shape: nothing to measure");
+  }
+  // With --shapes the spec only sets the method and candidates: the harness defaults without.
+  Spec spec;
+  if (!shapes_path || args.get("spec")) {
+    spec = read_spec(args.required("spec"));
+  } else {
+    spec.path = "(no spec: the harness defaults)";
+    spec.name = "shapes";
+  }
+  // What the results file records as its spec.
+  const std::string spec_line = shapes_path ? *shapes_path + " (" + std::to_string(shapes.size()) +
+                                                  " keys; method " + spec.path + ")"
+                                            : spec.describe();
 
   auto backend = make_backend(device);
   auto exec = backend->make_exec(nullptr);
@@ -323,7 +349,7 @@ int tune(const Argv& argv) {
     refine_table = load_refine_table(refine_path, *backend);
     check_output(refine_path, "refine", refine_rules);
   }
-  check_output(out, "out", {true, {spec.path, refine_path}});
+  check_output(out, "out", {true, {spec.path, refine_path, shapes_path.value_or("")}});
 
   const Fingerprint& fp = backend->fingerprint();
   std::error_code ec;
@@ -345,9 +371,9 @@ int tune(const Argv& argv) {
       throw Error(Errc::invalid_argument, "resume",
                   out + " was measured on another device; refusing to mix measurements:" + why);
     }
-    if (const std::string* sp = prev.meta_field("spec"); sp && *sp != spec.describe()) {
+    if (const std::string* sp = prev.meta_field("spec"); sp && *sp != spec_line) {
       std::printf("note: %s was started with spec %s; continuing with %s\n", out.c_str(),
-                  sp->c_str(), spec.describe().c_str());
+                  sp->c_str(), spec_line.c_str());
     }
     if (prev.truncated_tail) {
       std::printf("note: dropping an unfinished last line of %s (interrupted write)\n",
@@ -357,7 +383,7 @@ int tune(const Argv& argv) {
     for (const ResultRow& r : prev.rows) s.previous[to_string(r.key)].push_back(r);
     s.writer.append(
         out, prev.complete_bytes,
-        std::string(refining ? "refine" : "resumed") + " " + now_utc() + " " + spec.describe(),
+        std::string(refining ? "refine" : "resumed") + " " + now_utc() + " " + spec_line,
         prev.version);
     if (prev.version < kResultsFormatVersion) {
       std::printf(
@@ -369,7 +395,7 @@ int tune(const Argv& argv) {
   } else {
     std::vector<std::pair<std::string, std::string>> meta = {
         {"method", method_line(*mdev, spec.measure)},
-        {"spec", spec.describe()},
+        {"spec", spec_line},
         {"tuner", tuner_version()},
         {"started", now_utc()},
         {"clocks", mdev->clocks().empty() ? "not readable" : mdev->clocks()},
@@ -383,7 +409,13 @@ int tune(const Argv& argv) {
   if (refining) {
     return run_refine(s, std::move(*refine_table), refine_path, refine_rules, margin, out);
   }
-  return run_lattice(s, out, budget_min * 60.0, sample);
+  if (shapes_path) {
+    std::vector<Key> keys;
+    for (const Shape& sh : shapes) keys.push_back(sh.key);
+    return run_points(s, std::move(keys), *shapes_path, Origin::recorded, out, budget_min * 60.0,
+                      sample);
+  }
+  return run_points(s, lattice(spec), spec.path, Origin::measured, out, budget_min * 60.0, sample);
 }
 
 }  // namespace gemmroute::cli

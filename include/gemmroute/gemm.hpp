@@ -89,7 +89,8 @@ GemmItem make_item(Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
 // operations, sizes, leading dimensions, and alpha and beta bit for bit), every group is
 // selected, and only then is each run as one pointer-array batch: an Error (an item's
 // arguments, a pin or route a group cannot run) leaves every C unwritten. Item order within a
-// group is kept.
+// group is kept; groups may run at the same time, so no item's C may overlap another item's A,
+// B or C.
 void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& options = {});
 
 }  // namespace gemmroute

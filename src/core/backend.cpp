@@ -32,6 +32,10 @@ std::unique_ptr<Exec> Backend::make_exec(void* stream) const {
   return std::make_unique<Exec>();
 }
 
+void Backend::launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const {
+  for (const GroupLaunch& g : groups) g.candidate->launch(*g.problem, exec);
+}
+
 void require_runnable(const Candidate& candidate, const Problem& problem, const Exec& exec) {
   Verdict v = runnable(candidate, problem, exec);
   if (!v.ok) {

@@ -25,6 +25,13 @@ struct Resolved {
   std::string error;
 };
 
+// One group of a grouped call, selected and ready: the candidate and its problem (a validated
+// pointer-array batch).
+struct GroupLaunch {
+  const Candidate* candidate = nullptr;
+  const Problem* problem = nullptr;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -44,6 +51,10 @@ class Backend {
   // The execution resources of one Context: on the caller's stream when `stream` is not null
   // (a cudaStream_t on CUDA), else on resources of its own.
   virtual std::unique_ptr<Exec> make_exec(void* stream) const;
+
+  // Runs the groups of a grouped call, every one already selected. The default runs them in
+  // order; a backend may run them concurrently where no group's result can change by it.
+  virtual void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const;
 
   // The candidate a spelling names. The default looks in candidates() and the last resorts;
   // backends with parameterised families override it.

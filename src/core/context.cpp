@@ -37,6 +37,7 @@ std::vector<std::string> table_dirs() {
 Environment read_environment() {
   Environment e;
   e.pin = env_or_empty("GEMMROUTE_PIN");
+  e.record = env_or_empty("GEMMROUTE_RECORD");
   e.table = env_or_empty("GEMMROUTE_TABLE");
   std::string route = env_or_empty("GEMMROUTE_ROUTE");
   if (!route.empty()) {
@@ -53,6 +54,15 @@ Environment read_environment() {
                 "GEMMROUTE_LOG='" + log + "': expected 0 or 1");
   }
   e.log = log == "1";
+  std::string select = env_or_empty("GEMMROUTE_SELECT");
+  if (!select.empty()) {
+    auto s = parse_selector(select);
+    if (!s) {
+      throw Error(Errc::invalid_argument, "GEMMROUTE_SELECT",
+                  "GEMMROUTE_SELECT='" + select + "': expected nearest or predict");
+    }
+    e.selector = *s;
+  }
   return e;
 }
 
@@ -90,6 +100,7 @@ ContextState::ContextState()
 Overrides ContextState::pinned_overrides(const Options& options) {
   Overrides o;
   o.route = options.route.value_or(env.route);
+  o.selector = env.selector;
   const Resolved* pin = nullptr;
   if (!options.pin.empty()) {
     // Resolved once per spelling and kept: a pin with parameters may make a candidate. The
@@ -137,6 +148,26 @@ Overrides ContextState::pinned_overrides(const Options& options) {
   return o;
 }
 
+std::size_t ContextState::CachedKeyHash::operator()(const CachedKey& c) const noexcept {
+  const Key& k = c.key;
+  std::uint64_t h = c.table_id * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(c.selector);
+  for (std::uint64_t v :
+       {std::uint64_t(k.dtype), std::uint64_t(k.ta), std::uint64_t(k.tb), std::uint64_t(k.layout),
+        std::uint64_t(k.m), std::uint64_t(k.n), std::uint64_t(k.k), std::uint64_t(k.batch)}) {
+    h = (h ^ v) * 0x100000001B3ull;
+  }
+  return static_cast<std::size_t>(h ^ (h >> 31));
+}
+
+Lookup ContextState::cached_lookup(const Table& t, const Key& key, Selector selector) {
+  const CachedKey c{t.index_id, selector, key};
+  std::lock_guard lock(lookup_mutex_);
+  auto it = lookups_.find(c);
+  if (it != lookups_.end()) return it->second;
+  if (lookups_.size() >= kLookupCacheSize) lookups_.clear();
+  return lookups_.emplace(c, look_up(t, key, selector)).first->second;
+}
+
 void Access::moved_from() {
   throw Error(Errc::invalid_argument, "ctx", "this Context was moved from; make a new one");
 }
@@ -155,6 +186,7 @@ Context::Context(Device device, CUstream_st* stream)
   state_->exec = state_->backend->make_exec(stream);
   state_->host_memory = state_->backend->host_memory();
   if (!state_->env.pin.empty()) state_->env_pin = state_->backend->resolve(state_->env.pin);
+  if (!state_->env.record.empty()) state_->recorder = &Recorder::open(state_->env.record);
   std::string path =
       state_->env.table.empty() ? default_table_path(*state_->backend) : state_->env.table;
   if (!path.empty()) {

@@ -9,8 +9,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "core/backend.hpp"
+#include "core/record.hpp"
 #include "core/select.hpp"
 #include "core/table.hpp"
 #include "gemmroute/context.hpp"
@@ -18,14 +20,17 @@
 
 namespace gemmroute {
 
-// GEMMROUTE_PIN, GEMMROUTE_ROUTE, GEMMROUTE_TABLE and GEMMROUTE_LOG, read once.
+// GEMMROUTE_PIN, _ROUTE, _TABLE, _LOG, _SELECT and _RECORD, read once.
 struct Environment {
   std::string pin;
   Route route = Route::automatic;
   std::string table;
   bool log = false;
+  Selector selector = kDefaultSelector;
+  std::string record;  // GEMMROUTE_RECORD: the file keys are recorded into (core/record.hpp)
 };
-// Throws Error(invalid_argument) naming the variable for a bad GEMMROUTE_ROUTE or _LOG value.
+// Throws Error(invalid_argument) naming the variable for a bad GEMMROUTE_ROUTE, _LOG or
+// _SELECT value.
 Environment read_environment();
 
 // The shipped table for a backend: tables/<backend>/<fingerprint id>.table, else
@@ -44,6 +49,7 @@ struct ContextState {
   Environment env;
   std::shared_ptr<const Table> table;  // GEMMROUTE_TABLE, else the default; may be null
   Resolved env_pin;                    // GEMMROUTE_PIN resolved (candidate null when unset)
+  Recorder* recorder = nullptr;        // GEMMROUTE_RECORD's, process-wide; null when unset
 
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const Table>> named_tables;
@@ -58,14 +64,32 @@ struct ContextState {
     if (options.pin.empty() && env.pin.empty()) {
       Overrides o;
       o.route = options.route.value_or(env.route);
+      o.selector = env.selector;
       return o;
     }
     return pinned_overrides(options);
   }
 
+  // Grouped calls: the table's look-up of each key seen, kept for the Context's life (at most
+  // kLookupCacheSize; then it starts again). A grouped call may hold hundreds of keys, more
+  // than look_up's per-thread memo keeps. Safe from many threads.
+  static constexpr std::size_t kLookupCacheSize = 1 << 16;
+  Lookup cached_lookup(const Table& table, const Key& key, Selector selector);
+
  private:
   const Table* named_table(const std::string& path);
   Overrides pinned_overrides(const Options& options);
+  std::mutex lookup_mutex_;
+  struct CachedKey {
+    std::uint64_t table_id;
+    Selector selector;
+    Key key;
+    friend bool operator==(const CachedKey&, const CachedKey&) = default;
+  };
+  struct CachedKeyHash {
+    std::size_t operator()(const CachedKey& k) const noexcept;
+  };
+  std::unordered_map<CachedKey, Lookup, CachedKeyHash> lookups_;
 };
 
 struct Access {

@@ -3,7 +3,6 @@
 
 #include <bit>
 #include <cstdio>
-#include <map>
 #include <tuple>
 #include <vector>
 
@@ -43,20 +42,24 @@ void check_options(const Options& options) {
 // Selection with GEMMROUTE_LOG's line, out of line so the unlogged path carries no Trace.
 [[gnu::noinline]] const Candidate& choose_logged(detail::ContextState& st, const Problem& p,
                                                  const Key& key, const Table* table,
-                                                 const Overrides& ov) {
+                                                 const Overrides& ov, const Lookup* lookup) {
   Trace trace;
-  Selection s = select(p, key, table, *st.backend, *st.exec, ov, &trace);
+  Selection s = select(p, key, table, *st.backend, *st.exec, ov, &trace, lookup);
   std::string line = format_log_line(key, table, s, trace, ov) + "\n";
   std::fputs(line.c_str(), stderr);
   return *s.candidate;
 }
 
-// Selects for a validated problem, printing GEMMROUTE_LOG's line when asked.
+// Selects for a validated problem, printing GEMMROUTE_LOG's line when asked. `lookup`: the
+// table's look-up for the problem's key, when the caller has it already.
 const Candidate& choose(detail::ContextState& st, const Problem& p, const Table* table,
-                        const Overrides& ov) {
+                        const Overrides& ov, const Lookup* lookup = nullptr) {
   const Key key = key_of(p);
-  if (!st.env.log) return *select(p, key, table, *st.backend, *st.exec, ov, nullptr).candidate;
-  return choose_logged(st, p, key, table, ov);
+  if (st.recorder) st.recorder->note(key);
+  if (!st.env.log) {
+    return *select(p, key, table, *st.backend, *st.exec, ov, nullptr, lookup).candidate;
+  }
+  return choose_logged(st, p, key, table, ov, lookup);
 }
 
 void run(Context& ctx, Problem& p, const Options& options, bool swapped) {
@@ -78,7 +81,6 @@ struct Prepared {
 };
 
 Prepared prepare_item(const GemmItem& it, std::size_t index, bool read_pointer_arrays) {
-  const std::string where = "items[" + std::to_string(index) + "]";
   try {
     check_order(it.order, "order");
     Prepared pr{};
@@ -111,6 +113,7 @@ Prepared prepare_item(const GemmItem& it, std::size_t index, bool read_pointer_a
     p.a.array = p.b.array = p.c.array = nullptr;
     return pr;
   } catch (const Error& e) {
+    const std::string where = "items[" + std::to_string(index) + "]";
     throw Error(e.code(), where + "." + e.argument(),
                 "item " + std::to_string(index) + ": " + e.message());
   }
@@ -121,6 +124,15 @@ Prepared prepare_item(const GemmItem& it, std::size_t index, bool read_pointer_a
 using GroupKey = std::tuple<Scalar, Op, Op, std::int64_t, std::int64_t, std::int64_t, std::uint64_t,
                             std::uint64_t, std::uint64_t, std::uint64_t, std::int64_t, std::int64_t,
                             std::int64_t>;
+
+std::uint64_t group_hash(const GroupKey& k) noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  std::apply([&](const auto&... v) { (mix(static_cast<std::uint64_t>(v)), ...); }, k);
+  h ^= h >> 33;  // the multiplications carry upwards only: bring the high bits down
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
 
 GroupKey group_key(const Problem& p) {
   auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
@@ -206,59 +218,75 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
   for (std::size_t i = 0; i < items.size(); ++i)
     prepared.push_back(prepare_item(items[i], i, true));
 
-  // Group by everything a pointer-array batch shares, in order of first appearance.
-  std::map<GroupKey, std::size_t> index;
-  struct Group {
-    Problem problem;
-    std::vector<const void*> a, b, c;
-  };
-  std::vector<Group> groups;
-  for (const Prepared& pr : prepared) {
-    const Problem& p = pr.problem;
-    if (is_noop(p)) continue;
-    const GroupKey key = group_key(p);
-    auto [it, fresh] = index.emplace(key, groups.size());
-    if (fresh) groups.push_back(Group{p, {}, {}, {}});
-    Group& g = groups[it->second];
-    if (group_key(g.problem) != key) {
-      throw Error(Errc::internal, "items", "an item was grouped with another of other arguments");
+  // Group by everything a pointer-array batch shares, groups in order of first appearance and
+  // items in their order: each item's group, then every group's operands in one flat array
+  // (a few allocations per call, not three a group).
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::vector<Problem> groups;
+  std::vector<std::uint32_t> group_of(prepared.size(), kNone);
+  {
+    // Open addressing over the groups seen: a power of two at least twice the items.
+    const std::size_t mask = std::bit_ceil(2 * prepared.size()) - 1;
+    std::vector<std::uint32_t> slot(mask + 1, kNone);
+    for (std::size_t i = 0; i < prepared.size(); ++i) {
+      const Problem& p = prepared[i].problem;
+      if (is_noop(p)) continue;
+      const GroupKey key = group_key(p);
+      std::size_t at = group_hash(key) & mask;
+      while (slot[at] != kNone && group_key(groups[slot[at]]) != key) at = (at + 1) & mask;
+      if (slot[at] == kNone) {
+        slot[at] = static_cast<std::uint32_t>(groups.size());
+        groups.push_back(p);
+        groups.back().batch = 0;
+      }
+      group_of[i] = slot[at];
+      ++groups[slot[at]].batch;
     }
-    g.a.push_back(pr.a);
-    g.b.push_back(pr.b);
-    g.c.push_back(pr.c);
   }
   if (groups.empty()) return;
+  // Group g's pointers: its a, then b, then c, from 3 * (items before it); `next[g]` counts the
+  // items placed so far.
+  std::vector<std::size_t> first(groups.size()), next(groups.size());
+  for (std::size_t g = 1; g < groups.size(); ++g)
+    first[g] = first[g - 1] + static_cast<std::size_t>(groups[g - 1].batch);
+  std::vector<const void*> pointers(3 * (first.back() + static_cast<std::size_t>(groups.back().batch)));
+  auto point = [&](const void* const* at) {
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const auto batch = static_cast<std::size_t>(groups[g].batch);
+      groups[g].a.array = at + 3 * first[g];
+      groups[g].b.array = at + 3 * first[g] + batch;
+      groups[g].c.array = at + 3 * first[g] + 2 * batch;
+    }
+  };
+  point(pointers.data());
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    if (group_of[i] == kNone) continue;
+    const std::size_t g = group_of[i], at = 3 * first[g] + next[g]++;
+    const auto batch = static_cast<std::size_t>(groups[g].batch);
+    pointers[at] = prepared[i].a;
+    pointers[at + batch] = prepared[i].b;
+    pointers[at + 2 * batch] = prepared[i].c;
+  }
 
   // Select every group before any runs, so that a group that cannot run (pin, route,
-  // runnability, workspace) leaves every C unwritten.
+  // runnability, workspace) leaves every C unwritten. Each distinct key is looked up in the
+  // table once per Context (many groups of one call, and every call after, share it).
   const Table* table = st.table_for(options);
   Overrides ov = st.overrides_for(options);
-  std::vector<const Candidate*> chosen;
-  chosen.reserve(groups.size());
-  std::vector<const void*> pointers;  // every group's a, then b, then c
-  for (Group& g : groups) {
-    Problem& p = g.problem;
-    p.batch = static_cast<std::int64_t>(g.c.size());
-    p.a.array = g.a.data();
-    p.b.array = g.b.data();
-    p.c.array = g.c.data();
+  std::vector<GroupLaunch> launches;
+  launches.reserve(groups.size());
+  for (Problem& p : groups) {
     validate(p, false, true);
-    chosen.push_back(&choose(st, p, table, ov));
-    pointers.insert(pointers.end(), g.a.begin(), g.a.end());
-    pointers.insert(pointers.end(), g.b.begin(), g.b.end());
-    pointers.insert(pointers.end(), g.c.begin(), g.c.end());
+    if (table && ov.pin.empty()) {
+      const Lookup lookup = st.cached_lookup(*table, key_of(p), ov.selector);
+      launches.push_back({&choose(st, p, table, ov, &lookup), &p});
+    } else {
+      launches.push_back({&choose(st, p, table, ov), &p});
+    }
   }
   const Exec::Staged staged = st.exec->stage_pointers(pointers);
-  const void* const* next = staged.data();
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    Problem& p = groups[i].problem;
-    const auto batch = static_cast<std::size_t>(p.batch);
-    p.a.array = next;
-    p.b.array = next + batch;
-    p.c.array = next + 2 * batch;
-    next += 3 * batch;
-    chosen[i]->launch(p, *st.exec);
-  }
+  point(staged.data());
+  st.backend->launch_groups(launches, *st.exec);
 }
 
 #define GEMMROUTE_INSTANTIATE(T)                                                              \

@@ -68,10 +68,6 @@ std::string_view to_string(Route route) noexcept {
   return "?";
 }
 
-std::string_view to_string(Layout layout) noexcept {
-  return layout == Layout::packed ? "packed" : "strided";
-}
-
 std::optional<Scalar> parse_scalar(std::string_view t) noexcept {
   if (t == "f32") return Scalar::f32;
   if (t == "f64") return Scalar::f64;
@@ -91,12 +87,6 @@ std::optional<Route> parse_route(std::string_view t) noexcept {
   if (t == "auto") return Route::automatic;
   if (t == "native") return Route::native;
   if (t == "vendor") return Route::vendor;
-  return std::nullopt;
-}
-
-std::optional<Layout> parse_layout(std::string_view t) noexcept {
-  if (t == "packed") return Layout::packed;
-  if (t == "strided") return Layout::strided;
   return std::nullopt;
 }
 

@@ -190,20 +190,4 @@ Layout classify(const Problem& p) noexcept {
   return any == 0 ? Layout::packed : Layout::strided;
 }
 
-std::string to_string(const Key& key) {
-  std::string s;
-  s += to_string(key.dtype);
-  s += ' ';
-  s += to_string(key.ta);
-  s += ' ';
-  s += to_string(key.tb);
-  s += ' ';
-  s += to_string(key.layout);
-  for (std::int64_t v : {key.m, key.n, key.k, key.batch}) {
-    s += ' ';
-    s += std::to_string(v);
-  }
-  return s;
-}
-
 }  // namespace gemmroute

@@ -9,13 +9,10 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/key.hpp"
 #include "gemmroute/types.hpp"
 
 namespace gemmroute {
-
-enum class Layout : std::uint8_t { packed, strided };
-std::string_view to_string(Layout layout) noexcept;
-std::optional<Layout> parse_layout(std::string_view text) noexcept;
 
 // One operand of the batch: either base + i * stride, or array[i].
 struct Operand {
@@ -74,23 +71,6 @@ struct Problem {
     }
   }
 };
-
-// The selection key: exact dtype, forms and layout; sizes matched by log2 distance.
-struct Key {
-  Scalar dtype = Scalar::f32;
-  Op ta = Op::N, tb = Op::N;
-  Layout layout = Layout::packed;
-  std::int64_t m = 0, n = 0, k = 0, batch = 0;
-
-  friend bool operator==(const Key&, const Key&) = default;
-};
-
-std::string to_string(const Key& key);  // "f32 N T packed 32 32 32 1000"
-
-// C folds to T for real scalars. Everything that looks at a problem sees the folded form.
-inline Op fold_op(Scalar dtype, Op op) noexcept {
-  return (!is_complex(dtype) && op == Op::C) ? Op::T : op;
-}
 
 // Checks every argument by the BLAS rules and throws Error naming the first bad one. Also
 // folds the operations. Order of checks: dtype, ta, tb, m, n, k, batch, alpha and beta (values

@@ -25,6 +25,45 @@ std::string fmt_distance(double d) {
   return buf;
 }
 
+std::string fmt_time(double us) {
+  char buf[32];
+  if (us >= 1e4)
+    std::snprintf(buf, sizeof buf, "%.4g ms", us / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g us", us);
+  return buf;
+}
+
+// The rows a prediction used and every candidate's predicted time, in walk order.
+std::string explain_predicted(const Table& table, const Key& key) {
+  const PredictionDetail d = explain_prediction(table, key);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "weight 1 / (distance + %g)", kCornerOffset);
+  std::string out = "predicted from " + std::to_string(d.corners.size()) +
+                    " rows (the nearest timed row in each of the 16 orthants around the key; " +
+                    buf + "):\n";
+  for (const auto& c : d.corners) {
+    std::snprintf(buf, sizeof buf, "  distance %.4f  weight %.3f  ", c.distance, c.weight);
+    out += buf + describe_row(*c.row) + "\n";
+  }
+  std::size_t width = 0;
+  for (const auto& c : d.candidates)
+    width = std::max(width, table.slot_entry(c.slot).spelling.size());
+  std::snprintf(buf, sizeof buf, "%g%%", 100 * kPredictMargin);
+  out += std::string(
+             "prediction (time per call; a later candidate displaces an earlier one only "
+             "when predicted faster by more than ") +
+         buf + "; walk order):\n";
+  for (const auto& c : d.candidates) {
+    const std::string& spelling = table.slot_entry(c.slot).spelling;
+    std::snprintf(buf, sizeof buf, "%*s measured at %.0f%% of the weight%s", 12,
+                  fmt_time(c.predicted_us).c_str(), 100 * c.presence,
+                  c.presence < kTrustedPresence ? " (ranked last: under half)" : "");
+    out += "  " + spelling + std::string(width - spelling.size() + 1, ' ') + buf + "\n";
+  }
+  return out;
+}
+
 // Out of line, so the walk's note() costs one test when nothing is traced.
 [[gnu::noinline]] void add_step(Trace& trace, std::string_view spelling, const char* reason,
                                 const char* from) {
@@ -63,7 +102,7 @@ std::string format_bits(const Row& row) {
 }  // namespace
 
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
-                 const Exec& exec, const Overrides& ov, Trace* trace) {
+                 const Exec& exec, const Overrides& ov, Trace* trace, const Lookup* lookup) {
   auto note = [trace](std::string_view spelling, const char* reason, const char* from) {
     if (trace) add_step(*trace, spelling, reason, from);
   };
@@ -94,25 +133,25 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
   }
 
   Selection s;
-  if (table) s.nearest = nearest_row(*table, key);
-  if (s.nearest.row) {
-    for (const Entry& e : s.nearest.row->entries) {
-      const Candidate& c = *e.candidate;
-      if (!e.unrunnable.empty()) {
-        note(e.spelling, e.unrunnable.c_str(), "row");
-        continue;
-      }
-      if (const char* why = route_refusal(c, ov.route)) {
-        note(e.spelling, why, "row");
-        continue;
-      }
-      Verdict v = runnable(c, problem, exec);
-      note(e.spelling, v.ok ? nullptr : v.reason, "row");
-      if (v.ok) {
-        s.candidate = &c;
-        s.source = Source::table;
-        return s;
-      }
+  if (table) s.lookup = lookup ? *lookup : look_up(*table, key, ov.selector);
+  const char* from = s.lookup.basis == Basis::predicted ? "predicted" : "row";
+  for (std::size_t i = 0, n = s.lookup.size(); i < n; ++i) {
+    const Entry& e = s.lookup.entry(*table, i);
+    const Candidate& c = *e.candidate;
+    if (!e.unrunnable.empty()) {
+      note(e.spelling, e.unrunnable.c_str(), from);
+      continue;
+    }
+    if (const char* why = route_refusal(c, ov.route)) {
+      note(e.spelling, why, from);
+      continue;
+    }
+    Verdict v = runnable(c, problem, exec);
+    note(e.spelling, v.ok ? nullptr : v.reason, from);
+    if (v.ok) {
+      s.candidate = &c;
+      s.source = Source::table;
+      return s;
     }
   }
   for (const Candidate* c : {&backend.last_resort_native(), &backend.last_resort_vendor()}) {
@@ -140,9 +179,12 @@ std::string format_log_line(const Key& key, const Table* table, const Selection&
     line += " | pin " + std::string(ov.pin);
   } else {
     line += " | table " + (table ? table->path : std::string("(none)"));
-    if (s.nearest.row) {
-      line += " | row " + describe_row(*s.nearest.row) + " | distance " +
-              fmt_distance(s.nearest.distance);
+    const Lookup& l = s.lookup;
+    if (l.basis == Basis::predicted) {
+      line += " | predicted from " + std::to_string(l.corners) + " rows, nearest " +
+              describe_row(*l.row) + " | distance " + fmt_distance(l.distance);
+    } else if (l.row) {
+      line += " | row " + describe_row(*l.row) + " | distance " + fmt_distance(l.distance);
     } else {
       line += " | row (none)";
     }
@@ -166,13 +208,17 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
   if (!ov.pin.empty()) out += "pin: " + std::string(ov.pin) + "\n";
   if (ov.route != Route::automatic) out += "route: " + std::string(to_string(ov.route)) + "\n";
   if (ov.pin.empty()) {
-    if (s.nearest.row) {
-      out += "row: " + describe_row(*s.nearest.row) + "\n";
-      out += "distance: " + fmt_distance(s.nearest.distance) + " (L1 over log2 m, n, k, batch)\n";
+    const Lookup& l = s.lookup;
+    out += "selection: " + std::string(to_string(ov.selector)) +
+           " (GEMMROUTE_SELECT=nearest|predict; an exact row is walked first either way)\n";
+    if (l.basis == Basis::predicted) {
+      out += explain_predicted(*table, key);
+    } else if (l.row) {
+      out += "row: " + describe_row(*l.row) + (l.basis == Basis::exact ? " (exact)" : "") + "\n";
+      out += "distance: " + fmt_distance(l.distance) + " (L1 over log2 m, n, k, batch)\n";
     } else {
-      out += "row: none for " + std::string(to_string(key.dtype)) + " " +
-             std::string(to_string(key.ta)) + " " + std::string(to_string(key.tb)) + " " +
-             std::string(to_string(key.layout)) + "\n";
+      out += "row: none for " + format_dtype(key.dtype) + " " + std::string(to_string(key.ta)) +
+             " " + std::string(to_string(key.tb)) + " " + std::string(to_string(key.layout)) + "\n";
     }
   }
   out += "walk:\n";
@@ -183,7 +229,10 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
     out += "  " + w.spelling + pad + (w.reason.empty() ? "runs" : "skipped: " + w.reason) + "  [" +
            w.from + "]\n";
   }
-  if (ov.pin.empty() && s.nearest.row) out += format_bits(*s.nearest.row);
+  // A row's bit-identity groups speak of its own entries: shown when the walk was a row's.
+  if (ov.pin.empty() && s.lookup.row && s.lookup.basis != Basis::predicted) {
+    out += format_bits(*s.lookup.row);
+  }
   out += "choice: " + std::string(s.candidate->spelling()) + "\n";
   return out;
 }

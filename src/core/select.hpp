@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/predict.hpp"
 #include "core/table.hpp"
 #include "gemmroute/options.hpp"
 
@@ -18,8 +19,9 @@ struct Overrides {
 
   std::string_view pin;  // the spelling as given; empty: no pin
   Route route = Route::automatic;
-  const Candidate* pinned = nullptr;  // what the pin resolved to (null: it names nothing)
-  std::string_view pin_error;         // why it names nothing
+  Selector selector = kDefaultSelector;  // how the table is read between its rows
+  const Candidate* pinned = nullptr;     // what the pin resolved to (null: it names nothing)
+  std::string_view pin_error;            // why it names nothing
 };
 
 enum class Source { pin, table, last_resort };
@@ -27,7 +29,7 @@ enum class Source { pin, table, last_resort };
 struct Selection {
   const Candidate* candidate = nullptr;
   Source source = Source::table;
-  Nearest nearest;  // row == nullptr: no row for this key (or a pin)
+  Lookup lookup;  // basis none: no row for this key (or a pin)
 };
 
 // Filled only when asked for (explain, GEMMROUTE_LOG): the selection path itself allocates
@@ -44,8 +46,11 @@ struct Trace {
 // Throws Error(not_runnable) for a pin that names nothing or cannot run, and when the route
 // leaves no candidate that can run.
 // A candidate is taken only where it can run the problem with the Exec's workspace.
+// `lookup`, when given, is look_up(*table, key, overrides.selector) computed beforehand (a
+// grouped call looks each distinct key up once).
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
-                 const Exec& exec, const Overrides& overrides, Trace* trace);
+                 const Exec& exec, const Overrides& overrides, Trace* trace,
+                 const Lookup* lookup = nullptr);
 
 // One line for GEMMROUTE_LOG, and the multi-line walk that `gemmroute explain` prints.
 std::string format_log_line(const Key& key, const Table* table, const Selection& s,

@@ -19,13 +19,9 @@ namespace {
 
 constexpr std::string_view kMagic = "gemmroute-table";
 constexpr std::string_view kPlusMinus = "\xC2\xB1";  // UTF-8 '±'
-constexpr std::int64_t kMaxSize = kMaxTableSize;
 constexpr std::string_view kHeaderFields[] = {"tuner", "spec", "date", "method", "clocks"};
 
-struct Token {
-  std::string_view text;
-  int column;  // 1-based
-};
+using Token = Field;
 
 std::vector<Token> split(std::string_view line) {
   std::vector<Token> out;
@@ -158,22 +154,6 @@ bool check_bits_groups(const Row& row, int version, ErrorFn&& error) {
   return true;
 }
 
-bool parse_size(const Token& tok, std::int64_t& v) {
-  auto [ptr, ec] = std::from_chars(tok.text.data(), tok.text.data() + tok.text.size(), v);
-  return ec == std::errc() && ptr == tok.text.data() + tok.text.size() && v >= 1 && v <= kMaxSize;
-}
-
-std::size_t bucket_of(Scalar d, Op ta, Op tb, Layout l) {
-  return ((static_cast<std::size_t>(d) * 3 + static_cast<std::size_t>(ta)) * 3 +
-          static_cast<std::size_t>(tb)) *
-             2 +
-         static_cast<std::size_t>(l);
-}
-
-double log2_clamped(std::int64_t v) {
-  return std::log2(static_cast<double>(v < 1 ? 1 : v));
-}
-
 }  // namespace
 
 std::string_view to_string(Origin origin) noexcept {
@@ -182,10 +162,19 @@ std::string_view to_string(Origin origin) noexcept {
       return "measured";
     case Origin::refined:
       return "refined";
+    case Origin::recorded:
+      return "recorded";
     case Origin::transcribed:
       return "transcribed";
   }
   return "?";
+}
+
+std::optional<Origin> parse_origin(std::string_view t) noexcept {
+  for (Origin o : {Origin::measured, Origin::refined, Origin::recorded, Origin::transcribed}) {
+    if (t == to_string(o)) return o;
+  }
+  return std::nullopt;
 }
 
 const std::string* Table::header_field(std::string_view key) const {
@@ -195,14 +184,46 @@ const std::string* Table::header_field(std::string_view key) const {
   return nullptr;
 }
 
+std::size_t bucket_index(const Key& k) noexcept {
+  return ((static_cast<std::size_t>(k.dtype) * 3 + static_cast<std::size_t>(k.ta)) * 3 +
+          static_cast<std::size_t>(k.tb)) *
+             2 +
+         static_cast<std::size_t>(k.layout);
+}
+
+double log2_size(std::int64_t v) noexcept {
+  return std::log2(static_cast<double>(v < 1 ? 1 : v));
+}
+
 void Table::index() {
   static std::atomic<std::uint64_t> next_id{1};
   index_id = next_id.fetch_add(1, std::memory_order_relaxed);
   for (auto& b : buckets) b.clear();
+  slots.clear();
+  std::map<std::string_view, std::uint32_t> slot_of;
   for (std::uint32_t i = 0; i < rows.size(); ++i) {
-    const Key& k = rows[i].key;
-    buckets[bucket_of(k.dtype, k.ta, k.tb, k.layout)].push_back(
-        {i, {log2_clamped(k.m), log2_clamped(k.n), log2_clamped(k.k), log2_clamped(k.batch)}});
+    Row& r = rows[i];
+    const Key& k = r.key;
+    Indexed x{i, {log2_size(k.m), log2_size(k.n), log2_size(k.k), log2_size(k.batch)}};
+    x.timed = !r.entries.empty();
+    x.log2_best = std::numeric_limits<double>::infinity();
+    for (std::uint32_t j = 0; j < r.entries.size(); ++j) {
+      Entry& e = r.entries[j];
+      auto [it, fresh] = slot_of.emplace(e.spelling, static_cast<std::uint32_t>(slots.size()));
+      if (fresh) slots.push_back({i, j, 0});
+      e.slot = it->second;
+      e.log2_us = e.timed ? std::log2(e.median_us) : 0;
+      x.timed = x.timed && e.timed;
+      if (e.timed) x.log2_best = std::min(x.log2_best, e.log2_us);
+    }
+    if (!x.timed) x.log2_best = 0;
+    buckets[bucket_index(k)].push_back(x);
+  }
+  // Tie positions: the backend's order; spellings it does not list follow, in table order.
+  for (std::size_t s = 0; s < slots.size(); ++s) {
+    auto it = std::find(tie_order.begin(), tie_order.end(), slot_entry(s).spelling);
+    slots[s].tie_position = static_cast<std::uint32_t>(
+        it != tie_order.end() ? it - tie_order.begin() : tie_order.size() + s);
   }
   for (auto& b : buckets) {
     std::sort(b.begin(), b.end(), [](const Indexed& x, const Indexed& y) {
@@ -266,52 +287,18 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
       }
       Row row;
       row.line = line_no;
-      auto dtype = parse_scalar(toks[1].text);
-      auto ta = parse_op(toks[2].text);
-      auto tb = parse_op(toks[3].text);
-      auto layout = parse_layout(toks[4].text);
-      if (!dtype) {
-        error(toks[1].column, "unknown dtype (f32, f64, c32, c64)");
+      KeyError bad_key;
+      auto key = parse_key(std::span(toks).subspan(1, 8), RealC::reject, &bad_key);
+      if (!key) {
+        error(bad_key.column, bad_key.message());
         continue;
       }
-      if (!ta || toks[2].text.front() > 'Z') {
-        error(toks[2].column, "unknown ta (N, T, C)");
-        continue;
-      }
-      if (!tb || toks[3].text.front() > 'Z') {
-        error(toks[3].column, "unknown tb (N, T, C)");
-        continue;
-      }
-      if (!layout) {
-        error(toks[4].column, "unknown layout (packed, strided)");
-        continue;
-      }
-      if (!is_complex(*dtype) && (*ta == Op::C || *tb == Op::C)) {
-        error(*ta == Op::C ? toks[2].column : toks[3].column,
-              "C is folded to T for real scalars; write T");
-        continue;
-      }
-      row.key.dtype = *dtype;
-      row.key.ta = *ta;
-      row.key.tb = *tb;
-      row.key.layout = *layout;
-      std::int64_t* sizes[] = {&row.key.m, &row.key.n, &row.key.k, &row.key.batch};
+      row.key = *key;
       bool ok = true;
-      for (int i = 0; i < 4 && ok; ++i) {
-        if (!parse_size(toks[5 + i], *sizes[i])) {
-          error(toks[5 + i].column, "expected a whole number from 1 to 2^62");
-          ok = false;
-        }
-      }
-      if (!ok) continue;
-      if (toks[9].text == "measured")
-        row.origin = Origin::measured;
-      else if (toks[9].text == "refined")
-        row.origin = Origin::refined;
-      else if (toks[9].text == "transcribed")
-        row.origin = Origin::transcribed;
-      else {
-        error(toks[9].column, "unknown origin (measured, refined, transcribed)");
+      if (auto origin = parse_origin(toks[9].text)) {
+        row.origin = *origin;
+      } else {
+        error(toks[9].column, "unknown origin (measured, refined, recorded, transcribed)");
         continue;
       }
       for (std::size_t i = 10; i < toks.size() && ok; ++i) {
@@ -322,7 +309,7 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
           ok = false;
         } else if (row.origin != Origin::transcribed && !e.timed) {
           error(toks[i].column,
-                "a measured or refined entry needs its time (spelling@time±spread%)");
+                "a measured, refined or recorded entry needs its time (spelling@time±spread%)");
           ok = false;
         } else {
           row.entries.push_back(std::move(e));
@@ -393,6 +380,8 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
 }
 
 void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic>& diags) {
+  table.tie_order.clear();
+  for (const Candidate* c : backend.candidates()) table.tie_order.emplace_back(c->spelling());
   const std::string* be = table.fingerprint.get("backend");
   if (!be) {
     diags.push_back({1, 1, "missing 'fingerprint.backend'"});
@@ -497,19 +486,18 @@ std::string write_table(const Table& t) {
 }
 
 double key_distance(const Key& a, const Key& b) noexcept {
-  return std::abs(log2_clamped(a.m) - log2_clamped(b.m)) +
-         std::abs(log2_clamped(a.n) - log2_clamped(b.n)) +
-         std::abs(log2_clamped(a.k) - log2_clamped(b.k)) +
-         std::abs(log2_clamped(a.batch) - log2_clamped(b.batch));
+  return std::abs(log2_size(a.m) - log2_size(b.m)) + std::abs(log2_size(a.n) - log2_size(b.n)) +
+         std::abs(log2_size(a.k) - log2_size(b.k)) +
+         std::abs(log2_size(a.batch) - log2_size(b.batch));
 }
 
 namespace {
 
 Nearest scan_nearest(const Table& table, const Key& key) noexcept {
   Nearest best;
-  const double lm = log2_clamped(key.m), ln = log2_clamped(key.n), lk = log2_clamped(key.k),
-               lb = log2_clamped(key.batch);
-  const auto& bucket = table.buckets[bucket_of(key.dtype, key.ta, key.tb, key.layout)];
+  const double lm = log2_size(key.m), ln = log2_size(key.n), lk = log2_size(key.k),
+               lb = log2_size(key.batch);
+  const auto& bucket = table.buckets[bucket_index(key)];
   auto consider = [&](const Table::Indexed& x) {
     const Row& r = table.rows[x.row];
     // The same sum, in the same order, as key_distance.

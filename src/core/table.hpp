@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,12 +25,15 @@ inline constexpr int kTableFormatVersion = 2;
 
 // The most a row may hold (docs/table-format.md): sizes, a median time per call and a spread.
 // Results files, which tables are built from, are held to the same limits.
-inline constexpr std::int64_t kMaxTableSize = std::int64_t{1} << 62;
+inline constexpr std::int64_t kMaxTableSize = kMaxKeySize;
 inline constexpr double kMaxTableTimeUs = 1e12;
 inline constexpr double kMaxTableSpreadPct = 1e6;
 
-enum class Origin : std::uint8_t { measured, refined, transcribed };
+// How a row was made: measured at a lattice point of a spec, refined (edge bisection),
+// recorded (measured at a key a program called: `tune --shapes`), or transcribed by hand.
+enum class Origin : std::uint8_t { measured, refined, recorded, transcribed };
 std::string_view to_string(Origin origin) noexcept;
+std::optional<Origin> parse_origin(std::string_view text) noexcept;
 
 struct Entry {
   std::string spelling;
@@ -44,6 +48,9 @@ struct Entry {
   // Filled by validation against a backend:
   const Candidate* candidate = nullptr;
   std::string unrunnable;  // non-empty: the fingerprint mismatch that disables this entry
+  // Filled by Table::index(), for prediction (core/predict.hpp):
+  std::uint32_t slot = 0;  // the table's index of this spelling (Table::slots)
+  double log2_us = 0;      // log2 of median_us, when timed
 };
 
 struct Row {
@@ -70,15 +77,35 @@ struct Table {
   // point into them, so a table keeps them alive.
   std::vector<std::shared_ptr<const Candidate>> owned;
 
+  // The backend's candidates in tie-break order, by spelling (set by validate_table): the tie
+  // rule applied to predicted times walks them in this order.
+  std::vector<std::string> tie_order;
+
   // Rows by (dtype, ta, tb, layout) with log2 of their sizes, filled by index(): the look-up
   // then costs four log2 per call and a few adds per row.
   struct Indexed {
     std::uint32_t row;
     std::array<double, 4> log2_sizes;  // m, n, k, batch
+    double log2_best = 0;              // log2 of the row's fastest time, when timed
+    bool timed = false;                // every entry has a time: the row can be predicted from
   };
   std::array<std::vector<Indexed>, 4 * 3 * 3 * 2> buckets;
+  // The distinct spellings of the rows, in order of first appearance: an entry's `slot` indexes
+  // these. Each names its first entry (candidate, unrunnable: the same for every entry of a
+  // spelling) by position, so copies of a table stay valid, and its place in tie_order.
+  struct Slot {
+    std::uint32_t row = 0;
+    std::uint32_t entry = 0;
+    std::uint32_t tie_position = 0;
+  };
+  std::vector<Slot> slots;
+  const Entry& slot_entry(std::size_t slot) const {
+    return rows[slots[slot].row].entries[slots[slot].entry];
+  }
   // Unique per index() call: look-ups memoise per thread under this id (see nearest_row).
   std::uint64_t index_id = 0;
+  // Fills the buckets, slots and each entry's slot and log2 time; call again after any change
+  // to rows (the memos key on index_id).
   void index();
 
   const std::string* header_field(std::string_view key) const;
@@ -109,5 +136,10 @@ struct Nearest {
 };
 Nearest nearest_row(const Table& table, const Key& key) noexcept;
 double key_distance(const Key& a, const Key& b) noexcept;
+
+// Which of Table::buckets holds a key's rows; log2 of a size clamped to >= 1 (k == 0 looks up
+// as 1).
+std::size_t bucket_index(const Key& key) noexcept;
+double log2_size(std::int64_t size) noexcept;
 
 }  // namespace gemmroute

@@ -87,6 +87,9 @@ class CpuBackend final : public Backend {
     if (&c == &blis_candidate() || &c == &blis_item_candidate()) return field == "blis";
     return false;
   }
+  void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const override {
+    cpu::launch_groups(groups, exec);
+  }
 
  private:
   std::array<const Candidate*, 8> candidates_{};

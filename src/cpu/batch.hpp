@@ -2,6 +2,8 @@
 // (alpha == 0 or k == 0: C <- beta * C, never reading A or B; beta == 0 never reads C).
 #pragma once
 
+#include <omp.h>
+
 #include <complex>
 #include <cstdint>
 
@@ -22,12 +24,19 @@ inline double real_macs(const Problem& p) {
 // thread, 5^3 f64 x100 (15k) on two (docs/cpu-small-notes.md).
 inline constexpr double kParallelMacs = 12288.0;
 
+// Whether a launch may open a parallel region of its own: not from inside one (a grouped
+// call runs whole groups on each thread), where it would get one thread and still cost
+// making its team.
+inline bool may_spread() noexcept {
+  return !omp_in_parallel();
+}
+
 // Runs body(i) for every item, spread over the OpenMP threads when the batch holds enough
 // work (kParallelMacs) to pay for waking them. Each item runs on one thread in a fixed
 // order, so results do not depend on the thread count.
 template <class Body>
 void for_each_item(const Problem& p, Body body) {
-  if (p.batch > 1 && real_macs(p) >= kParallelMacs) {
+  if (p.batch > 1 && real_macs(p) >= kParallelMacs && may_spread()) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < p.batch; ++i) body(i);
   } else {

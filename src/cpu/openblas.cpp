@@ -139,7 +139,7 @@ class OpenBlas final : public Candidate {
       auto one = [&](std::int64_t i) {
         call_gemm<T>(lib, p, p.item_a<T>(i), p.item_b<T>(i), p.item_c<T>(i));
       };
-      if (threaded_items) {
+      if (threaded_items || !may_spread()) {
         for (std::int64_t i = 0; i < p.batch; ++i) one(i);
       } else {
 #pragma omp parallel for schedule(static)
@@ -155,6 +155,13 @@ class OpenBlas final : public Candidate {
 };
 
 }  // namespace
+
+bool openblas_single_threaded(const Candidate& c, const Problem& p) {
+  const double mnk = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+  if (&c == &openblas_candidate()) return p.batch > 1 || mnk < kOpenBlasThreadedMnk;
+  if (&c == &openblas_item_candidate()) return mnk < kOpenBlasThreadedMnk;
+  return false;
+}
 
 const Candidate& openblas_candidate() {
   static const OpenBlas instance(false);

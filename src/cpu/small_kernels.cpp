@@ -543,7 +543,7 @@ void tile_typed(const Problem& p) {
   // order, so results do not depend on the split or the thread count.
   const int threads = omp_get_max_threads();
   std::int64_t parts = 1;
-  if (p.batch < threads && real_macs(p) >= kParallelMacs) {
+  if (p.batch < threads && real_macs(p) >= kParallelMacs && may_spread()) {
     parts = std::min<std::int64_t>((threads + p.batch - 1) / p.batch,
                                    std::max<std::int64_t>(1, p.n / 8));
   }

@@ -43,6 +43,28 @@ std::string tuner_version() {
          ")";
 }
 
+std::string method_line(const MeasureDevice& d, const MeasureOptions& o) {
+  // Numbers are short; the names (clock, cache source) come from the device and may be long,
+  // so the line is built whole, never cut at a buffer's end.
+  auto g = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return std::string(buf);
+  };
+  return d.clock_name() + "; warm-up >= " + g(o.harness.warmup_us / 1000.0) +
+         " ms per arm; operands rotated over >= " + g(o.operands.rotation_factor) + "x the " +
+         g(static_cast<double>(d.cache_bytes()) / 1048576.0) + " MiB cache (" + d.cache_source() +
+         "); arms interleaved in one process, order rotated each repetition and reversed on odd "
+         "ones, an untimed lead-in call before each sample; median of " +
+         std::to_string(o.harness.repetitions) +
+         " repetitions, each >= " + g(o.harness.min_sample_us) +
+         " us of back-to-back calls; spread = interquartile range / median; each arm checked "
+         "once per point against the long-double reference (<= " +
+         g(o.check_macs) +
+         " multiply-adds sampled); random full-mantissa operands, " +
+         (o.operands.unit_scalars ? "alpha = beta = 1" : "nonzero alpha and beta");
+}
+
 double macs_of(const Key& k) {
   return static_cast<double>(k.m) * static_cast<double>(k.n) * static_cast<double>(k.k) *
          static_cast<double>(k.batch);

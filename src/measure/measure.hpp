@@ -78,6 +78,10 @@ double macs_of(const Key& key);
 double flops_of(const Key& key);  // 2 per real multiply-add, 8 per complex
 double bytes_of(const Key& key);
 
+// One line naming every step of the method and its parameters, as results files, tables and
+// bench output record it.
+std::string method_line(const MeasureDevice& device, const MeasureOptions& options);
+
 // "gemmroute <version> (commit <hash>)", as recorded in results and tables.
 std::string tuner_version();
 

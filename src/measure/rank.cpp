@@ -69,7 +69,7 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
                   const BuildOptions& options, BuildSummary* summary) {
   struct Point {
     Key key;
-    bool refined = false;
+    bool refined = false, recorded = false;
     std::map<std::string, const ResultRow*> last;  // spelling -> last measurement
   };
   auto less = [](const Key& a, const Key& b) { return key_less(a, b); };
@@ -78,6 +78,7 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
     Point& p = points[r.key];
     p.key = r.key;
     p.refined = p.refined || r.origin == Origin::refined;
+    p.recorded = p.recorded || r.origin == Origin::recorded;
     p.last[r.spelling] = &r;
   }
   Table t;
@@ -116,7 +117,7 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
     }
     Row row;
     row.key = key;
-    row.origin = p.refined ? Origin::refined : Origin::measured;
+    row.origin = p.recorded ? Origin::recorded : p.refined ? Origin::refined : Origin::measured;
     const std::vector<Timed> ranked = rank_point(std::move(ok), tie_order, options.margin);
     std::vector<std::optional<std::uint64_t>> digests;
     for (const Timed& e : ranked) digests.push_back(p.last.at(e.spelling)->digest);
@@ -131,7 +132,7 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
       row.entries.push_back(std::move(entry));
     }
     ++wins[row.entries.front().spelling];
-    ++(p.refined ? s.refined : s.measured);
+    ++(p.recorded ? s.recorded : p.refined ? s.refined : s.measured);
     t.rows.push_back(std::move(row));
   }
   s.rows = static_cast<int>(t.rows.size());
@@ -144,6 +145,42 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
     }
   }
   if (summary) *summary = s;
+  return t;
+}
+
+}  // namespace gemmroute::measure
+
+namespace gemmroute::measure {
+
+Table merge_rows(const Table& base, const Table& built, int* replaced) {
+  Table t = base;
+  auto less = [](const Key& a, const Key& b) { return key_less(a, b); };
+  std::map<Key, std::size_t, decltype(less)> at(less);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) at.emplace(t.rows[i].key, i);
+  int n = 0;
+  for (const Row& row : built.rows) {
+    auto it = at.find(row.key);
+    if (it != at.end()) {
+      t.rows[it->second] = row;
+      ++n;
+    } else {
+      at.emplace(row.key, t.rows.size());
+      t.rows.push_back(row);
+    }
+  }
+  std::stable_sort(t.rows.begin(), t.rows.end(),
+                   [](const Row& a, const Row& b) { return key_less(a.key, b.key); });
+  for (Row& r : t.rows) {
+    r.line = 0;
+    for (Entry& e : r.entries) {
+      e.candidate = nullptr;
+      e.unrunnable.clear();
+    }
+  }
+  t.notes.clear();
+  t.owned.clear();
+  t.index_id = 0;
+  if (replaced) *replaced = n;
   return t;
 }
 

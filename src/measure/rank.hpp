@@ -45,7 +45,7 @@ struct BuildOptions {
 };
 
 struct BuildSummary {
-  int rows = 0, measured = 0, refined = 0;
+  int rows = 0, measured = 0, refined = 0, recorded = 0;
   int points_without_candidate = 0;  // every candidate failed, errored or could not run
   int failures = 0;                  // (point, candidate) rows with status failed or error
   std::vector<std::pair<std::string, int>> winners;  // spelling -> rows won, in tie order
@@ -56,6 +56,12 @@ struct BuildSummary {
 // Entries with equal output digests share a bit-identity group (bits_groups).
 Table build_table(const Results& results, std::span<const std::string> tie_order,
                   const BuildOptions& options, BuildSummary* summary = nullptr);
+
+// `base` with the rows of `built` merged in: a built row replaces the base's row of its key,
+// or is added; rows in key order. What `table build --merge` writes: exact rows for the keys a
+// program calls (tune --shapes) in a table that still answers between them. The result is
+// neither validated nor indexed; *replaced counts the base rows replaced.
+Table merge_rows(const Table& base, const Table& built, int* replaced = nullptr);
 
 // Entry.bits from the output digests of ranked entries (in rank order): equal digests share a
 // group, numbered 1, 2, ... in order of first appearance; no digest gives 0 (not recorded).

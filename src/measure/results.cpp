@@ -1,5 +1,6 @@
 #include "measure/results.hpp"
 
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -26,17 +27,17 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
-struct Field {
+struct CsvField {
   std::string text;
   int column;
 };
 
 // CSV fields with double-quote quoting; false on an unterminated quote.
-bool split_csv(std::string_view line, std::vector<Field>& out) {
+bool split_csv(std::string_view line, std::vector<CsvField>& out) {
   out.clear();
   std::size_t i = 0;
   for (;;) {
-    Field f{{}, static_cast<int>(i) + 1};
+    CsvField f{{}, static_cast<int>(i) + 1};
     if (i < line.size() && line[i] == '"') {
       ++i;
       for (;;) {
@@ -102,12 +103,7 @@ const std::string* Results::meta_field(std::string_view name) const {
 std::string format_result_row(const ResultRow& r, int version) {
   char nums[96];
   std::snprintf(nums, sizeof nums, "%.6g,%.3f,%d", r.median_us, r.spread_pct, r.repetitions);
-  const Key& k = r.key;
-  std::string s;
-  s += std::string(to_string(k.dtype)) + "," + std::string(to_string(k.ta)) + "," +
-       std::string(to_string(k.tb)) + "," + std::string(to_string(k.layout)) + ",";
-  s += std::to_string(k.m) + "," + std::to_string(k.n) + "," + std::to_string(k.k) + "," +
-       std::to_string(k.batch) + ",";
+  std::string s = format_key(r.key, ',') + ",";
   s += quote(r.spelling) + "," + nums + "," + std::string(to_string(r.status)) + "," +
        std::string(to_string(r.origin)) + "," + quote(r.detail);
   if (version >= 2) s += "," + (r.digest ? format_digest(*r.digest) : std::string());
@@ -128,7 +124,7 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
   std::size_t pos = 0;
   int line_no = 0;
   bool seen_magic = false, seen_columns = false;
-  std::vector<Field> f;
+  std::vector<CsvField> f;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) {
@@ -197,43 +193,15 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
     }
     ResultRow r;
     r.line = line_no;
-    auto dtype = parse_scalar(f[0].text);
-    auto ta = parse_op(f[1].text);
-    auto tb = parse_op(f[2].text);
-    auto layout = parse_layout(f[3].text);
-    if (!dtype) {
-      error(f[0].column, "unknown dtype");
+    std::array<Field, 8> key_fields;
+    for (std::size_t i = 0; i < key_fields.size(); ++i) key_fields[i] = {f[i].text, f[i].column};
+    KeyError bad_key;
+    auto key = parse_key(key_fields, RealC::reject, &bad_key);
+    if (!key) {
+      error(bad_key.column, bad_key.message());
       continue;
     }
-    if (!ta) {
-      error(f[1].column, "unknown ta");
-      continue;
-    }
-    if (!tb) {
-      error(f[2].column, "unknown tb");
-      continue;
-    }
-    if (!layout) {
-      error(f[3].column, "unknown layout");
-      continue;
-    }
-    if (!is_complex(*dtype) && (*ta == Op::C || *tb == Op::C)) {
-      error(*ta == Op::C ? f[1].column : f[2].column, "C is folded to T for real scalars");
-      continue;
-    }
-    r.key.dtype = *dtype;
-    r.key.ta = *ta;
-    r.key.tb = *tb;
-    r.key.layout = *layout;
-    std::int64_t* sizes[] = {&r.key.m, &r.key.n, &r.key.k, &r.key.batch};
-    bool ok = true;
-    for (int i = 0; i < 4 && ok; ++i) {
-      if (!to_number(f[4 + i].text, *sizes[i]) || *sizes[i] < 1 || *sizes[i] > kMaxTableSize) {
-        error(f[4 + i].column, "expected a whole number from 1 to 2^62");
-        ok = false;
-      }
-    }
-    if (!ok) continue;
+    r.key = *key;
     if (!parse_spelling(f[8].text)) {
       error(f[8].column, "bad spelling");
       continue;
@@ -269,14 +237,12 @@ Results parse_results(std::string_view text, std::vector<Diagnostic>& diags) {
       error(f[10].column, "an ok row's spread must be at most 1e6 %");
       continue;
     }
-    if (f[13].text == "measured")
-      r.origin = Origin::measured;
-    else if (f[13].text == "refined")
-      r.origin = Origin::refined;
-    else {
-      error(f[13].column, "unknown origin (measured, refined)");
+    auto origin = parse_origin(f[13].text);
+    if (!origin || *origin == Origin::transcribed) {
+      error(f[13].column, "unknown origin (measured, refined, recorded)");
       continue;
     }
+    r.origin = *origin;
     r.detail = f[14].text;
     if (fields == 16 && !parse_digest(f[15].text, r.digest)) {
       error(f[15].column, "expected an output digest of 16 hex digits, or nothing");

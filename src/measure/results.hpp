@@ -45,7 +45,7 @@ struct ResultRow {
   double spread_pct = 0;
   int repetitions = 0;
   Status status = Status::ok;
-  Origin origin = Origin::measured;  // measured (lattice) or refined (edge bisection)
+  Origin origin = Origin::measured;  // measured (lattice), refined (edges), recorded (shapes)
   std::string detail;                // free text; quoted in the file when needed
   std::optional<std::uint64_t> digest;  // output_digest of an ok row (version 2)
   int line = 0;                      // where it was read, for messages

@@ -115,29 +115,29 @@ Spec parse_spec(std::string_view text, const std::string& path) {
     if (block) {
       if (name == "dtype") {
         for (std::size_t i = 1; i < toks.size(); ++i) {
-          auto s = parse_scalar(toks[i].text);
-          if (!s)
-            error(toks[i].column, "unknown dtype (f32, f64, c32, c64)");
+          KeyError bad;
+          if (auto d = parse_dtype_field({toks[i].text, toks[i].column}, &bad))
+            block->dtypes.push_back(*d);
           else
-            block->dtypes.push_back(*s);
+            error(bad.column, bad.message());
         }
       } else if (name == "forms") {
         for (std::size_t i = 1; i < toks.size(); ++i) {
           std::string_view f = toks[i].text;
-          auto a = f.size() == 2 ? parse_op(f.substr(0, 1)) : std::nullopt;
-          auto b = f.size() == 2 ? parse_op(f.substr(1, 1)) : std::nullopt;
-          if (!a || !b || f[0] > 'Z' || f[1] > 'Z')
+          auto a = f.size() == 2 ? parse_form(f.substr(0, 1)) : std::nullopt;
+          auto b = f.size() == 2 ? parse_form(f.substr(1, 1)) : std::nullopt;
+          if (!a || !b)
             error(toks[i].column, "a form is two of N, T, C: NN, NT, CN ...");
           else
             block->forms.emplace_back(*a, *b);
         }
       } else if (name == "layout") {
         for (std::size_t i = 1; i < toks.size(); ++i) {
-          auto l = parse_layout(toks[i].text);
-          if (!l)
-            error(toks[i].column, "unknown layout (packed, strided)");
-          else
+          KeyError bad;
+          if (auto l = parse_layout_field({toks[i].text, toks[i].column}, &bad))
             block->layouts.push_back(*l);
+          else
+            error(bad.column, bad.message());
         }
       } else if (name == "max-macs") {
         one_number(1, 1e18, block->max_macs);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdlib>
+#include <map>
 #include <random>
 
 #include "core/problem.hpp"
@@ -215,8 +216,7 @@ TEST(GemmSemantics, PointerArrayWithANullEntryIsNamed) {
   EXPECT_TRUE(test::same_bytes(o.c, before));
   try {
     const float* as_ok[] = {o.a.data(), o.a.data() + 15};
-    gemm<float>(ctx, Op::N, Op::N, o.m, o.n, o.k, 1.0f, as_ok, o.m, bs, o.k, 0.0f, nullptr, o.m,
-                2);
+    gemm<float>(ctx, Op::N, Op::N, o.m, o.n, o.k, 1.0f, as_ok, o.m, bs, o.k, 0.0f, nullptr, o.m, 2);
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(e.argument(), "c");
@@ -292,6 +292,61 @@ TEST(GemmGrouped, EachGroupIsSelectedOnItsOwn) {
   EXPECT_NE(text.find("key f32 N N strided 4 4 4 2 |"), std::string::npos) << text;
   EXPECT_NE(text.find("key f32 N N strided 40 40 40 1 |"), std::string::npos) << text;
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+}
+
+// Many small groups run together over the threads (cpu/grouped.cpp): every C must hold the
+// very bytes that calling each group on its own gives (the same key, so the same candidate),
+// for the table's choices and for each candidate pinned.
+TEST(GemmGrouped, ManySmallGroupsGiveTheBytesOfEachGroupAlone) {
+  std::mt19937_64 rng(11);
+  const std::int64_t sizes[] = {3, 8, 13, 16, 24, 40, 64};
+  std::uniform_int_distribution<int> pick(0, 6);
+  struct Item {
+    std::int64_t m, n, k;
+    std::vector<double> a, b, c0, c, alone;
+  };
+  std::vector<Item> items(600);
+  for (auto& it : items) {
+    it.m = sizes[pick(rng)];
+    it.n = sizes[pick(rng)];
+    it.k = sizes[pick(rng)];
+    for (int i = 0; i < it.m * it.k; ++i) it.a.push_back(test::random_scalar<double>(rng));
+    for (int i = 0; i < it.k * it.n; ++i) it.b.push_back(test::random_scalar<double>(rng));
+    for (int i = 0; i < it.m * it.n; ++i) it.c0.push_back(test::random_scalar<double>(rng));
+  }
+  const double alpha = 0.75, beta = -0.5;
+  for (const char* pin : {"", "openblas", "openblas:par=item", "cpu.tile", "cpu.direct"}) {
+    Context ctx;
+    Options o;
+    o.pin = pin;
+    std::vector<GemmItem> list;
+    for (auto& it : items) {
+      it.c = it.c0;
+      it.alone = it.c0;
+      list.push_back(make_item<double>(Op::N, Op::N, it.m, it.n, it.k, alpha, it.a.data(), it.m,
+                                       it.b.data(), it.k, beta, it.c.data(), it.m));
+    }
+    gemm_grouped(ctx, list, o);
+    // Each group alone: the items of one size, in order, as one pointer-array batch.
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::vector<Item*>> groups;
+    for (auto& it : items) groups[{it.m, it.n, it.k}].push_back(&it);
+    for (auto& [mnk, group] : groups) {
+      const auto [m, n, k] = mnk;
+      std::vector<const double*> a, b;
+      std::vector<double*> c;
+      for (Item* it : group) {
+        a.push_back(it->a.data());
+        b.push_back(it->b.data());
+        c.push_back(it->alone.data());
+      }
+      gemm<double>(ctx, Op::N, Op::N, m, n, k, alpha, a.data(), m, b.data(), k, beta, c.data(), m,
+                   static_cast<std::int64_t>(group.size()), o);
+    }
+    for (const auto& it : items) {
+      ASSERT_TRUE(test::same_bytes(it.c, it.alone))
+          << "pin '" << pin << "' " << it.m << "x" << it.n << "x" << it.k;
+    }
+  }
 }
 
 TEST(GemmOverrides, PinThatCannotRunSaysWhy) {

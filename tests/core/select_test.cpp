@@ -71,6 +71,13 @@ class SelectTest : public ::testing::Test {
         select(p, key_of(p), &table_, *backend_, *exec_, ov, trace).candidate->spelling());
   }
 
+  // The nearest-row look-up (GEMMROUTE_SELECT=nearest); prediction: predict_test.cpp.
+  static Overrides nearest(Route route = Route::automatic) {
+    Overrides ov{"", route};
+    ov.selector = Selector::nearest;
+    return ov;
+  }
+
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Exec> exec_ = std::make_unique<Exec>();
   Table table_;
@@ -85,15 +92,17 @@ TEST_F(SelectTest, ExactRowTakesItsFirstRunnableEntry) {
 
 TEST_F(SelectTest, OffGridTakesTheNearestRowInLog2Space) {
   // 9 x 7 x 8 x 900: nearest is 8^3 x 1000.
-  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 9, 7, 8, 900)), "cpu.small");
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 9, 7, 8, 900), nearest()), "cpu.small");
   // 200 x 300 x 180 x 2: nearest is 256^3 x 1.
-  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 200, 300, 180, 2)), "openblas:par=item");
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 200, 300, 180, 2), nearest()),
+            "openblas:par=item");
 }
 
 TEST_F(SelectTest, WalkSkipsEntriesThatCannotRun) {
   // 20^3 x 32 is nearest to the 32^3 x 32 row; cpu.small refuses 20 > 16, so openblas runs.
   Trace trace;
-  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 20, 20, 20, 32), {}, &trace), "openblas");
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 20, 20, 20, 32), nearest(), &trace),
+            "openblas");
   ASSERT_EQ(trace.steps.size(), 2u);
   EXPECT_EQ(trace.steps[0].spelling, "cpu.small");
   EXPECT_EQ(trace.steps[0].reason, "max(m, n, k) > 16");
@@ -108,7 +117,7 @@ TEST_F(SelectTest, TiesGoToTheLexicographicallySmallestRow) {
   ASSERT_NE(n.row, nullptr);
   EXPECT_EQ(n.row->key.batch, 16);
   EXPECT_DOUBLE_EQ(n.distance, 1.0);
-  EXPECT_EQ(choose(p), "openblas");
+  EXPECT_EQ(choose(p, nearest()), "openblas");
 }
 
 TEST_F(SelectTest, ConjugateFoldsToTransposeForRealScalars) {
@@ -184,11 +193,12 @@ TEST_F(SelectTest, PinsRunOrSayWhyNot) {
 TEST_F(SelectTest, ExplainPrintsTheWalkAndTheChoiceLast) {
   Problem p = problem(Scalar::f32, Op::N, Op::N, 20, 20, 20, 32);
   Trace trace;
-  Overrides ov;
+  Overrides ov = nearest();
   Selection s = select(p, key_of(p), &table_, *backend_, *exec_, ov, &trace);
   std::string text = format_explain(key_of(p), &table_, s, trace, ov);
   EXPECT_NE(text.find("key: f32 N N packed 20 20 20 32\n"), std::string::npos) << text;
   EXPECT_NE(text.find("table: fixture.table\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("selection: nearest "), std::string::npos) << text;
   EXPECT_NE(text.find("row: f32 N N packed 32 32 32 32 (transcribed, line 8)"), std::string::npos)
       << text;
   EXPECT_NE(text.find("skipped: max(m, n, k) > 16"), std::string::npos) << text;

@@ -7,6 +7,7 @@
 
 #include "fakes.hpp"
 #include "measure/harness.hpp"
+#include "measure/measure.hpp"
 
 namespace gemmroute::measure {
 namespace {
@@ -121,6 +122,20 @@ TEST(Harness, NoArmsIsNothingToDo) {
   FakeClock clock;
   EXPECT_TRUE(time_arms({}, HarnessOptions{}, clock).empty());
   EXPECT_EQ(clock.batches(), 0);
+}
+
+// The method line is recorded in every results file and table: it is built whole, however
+// long the device's names are (it was cut at 1024 bytes, silently).
+TEST(Harness, MethodLineIsNeverCut) {
+  class LongNames : public testing::FakeDevice {
+   public:
+    std::string clock_name() const override { return std::string(900, 'c') + " clock"; }
+    std::string cache_source() const override { return std::string(300, 's') + " source"; }
+  } device;
+  const std::string line = method_line(device, MeasureOptions{});
+  EXPECT_NE(line.find(device.clock_name() + "; warm-up"), std::string::npos);
+  EXPECT_NE(line.find(device.cache_source() + ")"), std::string::npos);
+  EXPECT_TRUE(line.ends_with("random full-mantissa operands, nonzero alpha and beta")) << line;
 }
 
 }  // namespace

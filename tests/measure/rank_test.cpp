@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/backend.hpp"
+#include "core/predict.hpp"
 #include "measure/rank.hpp"
 
 namespace gemmroute::measure {
@@ -148,6 +149,53 @@ TEST(Build, OutputRoundTripsThroughParseAndValidate) {
     EXPECT_EQ(back.fingerprint.fields.size(), generic ? 1u : backend->fingerprint().fields.size());
     EXPECT_TRUE(back.notes.empty() || generic);
   }
+}
+
+// Rows recorded at the keys a program calls (tune --shapes) merged into a lattice table: each
+// replaces the base's row of its key or is added, in key order; the exact row then answers its
+// key before any prediction, and the merged table still predicts between the others.
+TEST(Build, MergeReplacesRowsOfTheirKeyAndAddsTheRest) {
+  auto backend = make_backend(Device::cpu());
+  Table base = build_table(sample_results(), kOrder, BuildOptions{});
+  ASSERT_EQ(base.rows.size(), 3u);
+  Results rec;
+  rec.fingerprint = backend->fingerprint();
+  const Key same{Scalar::f32, Op::N, Op::N, Layout::packed, 16, 16, 16, 64};  // base has it
+  const Key fresh{Scalar::f32, Op::N, Op::N, Layout::packed, 8, 8, 8, 64};
+  rec.rows = {row(same, "cpu.direct", 10, 1, Status::ok, Origin::recorded),
+              row(same, "openblas", 100, 1, Status::ok, Origin::recorded),
+              row(fresh, "openblas", 1, 1, Status::ok, Origin::recorded),
+              row(fresh, "cpu.small", 2, 1, Status::ok, Origin::recorded)};
+  BuildSummary s;
+  Table built = build_table(rec, kOrder, BuildOptions{}, &s);
+  EXPECT_EQ(s.recorded, 2);
+  int replaced = -1;
+  Table merged = merge_rows(base, built, &replaced);
+  EXPECT_EQ(replaced, 1);
+  ASSERT_EQ(merged.rows.size(), 4u);
+  std::vector<Diagnostic> diags;
+  Table back = parse_table(write_table(merged), "merged.table", diags);
+  validate_table(back, *backend, diags);
+  for (const auto& d : diags) ADD_FAILURE() << format_diagnostic("merged.table", d);
+  back.index();
+  // Key order: f32 4^3, 8^3, 16^3, then c64.
+  EXPECT_EQ(back.rows[0].key.m, 4);
+  EXPECT_EQ(back.rows[1].key, fresh);
+  EXPECT_EQ(back.rows[1].origin, Origin::recorded);
+  EXPECT_EQ(back.rows[2].key, same);
+  EXPECT_EQ(back.rows[2].origin, Origin::recorded);
+  EXPECT_EQ(back.rows[2].entries.front().spelling, "cpu.direct");  // the base said cpu.small
+  EXPECT_EQ(back.rows[3].key.dtype, Scalar::c64);                  // kept as it was
+  EXPECT_EQ(back.rows[3].origin, Origin::refined);
+  for (Selector sel : {Selector::nearest, Selector::predict}) {
+    Lookup l = look_up(back, same, sel);
+    EXPECT_EQ(l.basis, Basis::exact);
+    EXPECT_EQ(l.entry(back, 0).spelling, "cpu.direct");
+  }
+  EXPECT_EQ(
+      look_up(back, {Scalar::f32, Op::N, Op::N, Layout::packed, 6, 6, 6, 64}, Selector::predict)
+          .basis,
+      Basis::predicted);
 }
 
 TEST(BitsGroups, EqualDigestsShareAGroupNumberedInRankOrder) {

@@ -135,12 +135,49 @@ class Files(unittest.TestCase):
         self.assert_refused(rc, out, "is a FIFO; the output must be a regular file")
         self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode))
 
+    def test_build_merge_keeps_its_inputs_and_refuses_other_devices(self):
+        csv = self.write("r.csv", RESULTS_HEADER + OK_ROWS)
+        rc, out = run("table", "build", csv, "--out", self.path("base.table"))
+        self.assertEqual(rc, 0, out)
+        recorded = self.write("rec.csv", RESULTS_HEADER +
+                              "f32,N,N,packed,2,2,2,1,cpu.direct,0.1,1.0,7,ok,recorded,\n"
+                              "f32,N,N,packed,8,8,8,3,openblas,0.9,1.0,7,ok,recorded,\n")
+        base = self.read("base.table")
+        # The merge table is an input: never the output, even with --force.
+        rc, out = run("table", "build", recorded, "--merge", self.path("base.table"), "--out",
+                      self.path("base.table"), "--force")
+        self.assert_refused(rc, out, "is the same file as the input")
+        self.assertEqual(self.read("base.table"), base)
+        rc, out = run("table", "build", recorded, "--merge", self.path("base.table"), "--out",
+                      self.path("app.table"))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("merge: 2 rows into", out)
+        self.assertIn("1 replace rows of their key, 1 are new", out)
+        text = self.read("app.table").decode()
+        self.assertIn("row f32 N N packed 2 2 2 1 recorded cpu.direct@", text)
+        self.assertIn("row f32 N N packed 4 4 4 1 measured cpu.direct@", text)
+        self.assertIn("row f32 N N packed 8 8 8 3 recorded openblas@", text)
+        # Measured on another device than the table: refused, nothing written.
+        other = self.write("other.csv", RESULTS_HEADER.replace(
+            "# fingerprint.backend cpu\n", "# fingerprint.backend cpu\n# fingerprint.device X\n")
+            + "f32,N,N,packed,2,2,2,1,cpu.direct,0.1,1.0,7,ok,recorded,\n")
+        rc, out = run("table", "build", csv, "--out", self.path("dev.table"), "--force")
+        self.assertEqual(rc, 0, out)
+        with open(self.path("dev.table")) as f:
+            dev = f.read().replace("fingerprint.backend cpu\n",
+                                   "fingerprint.backend cpu\nfingerprint.device Y\n")
+        self.write("dev.table", dev)
+        rc, out = run("table", "build", other, "--merge", self.path("dev.table"), "--out",
+                      self.path("x.table"))
+        self.assert_refused(rc, out, "was measured on another device", "fingerprint.device")
+        self.assertNotIn("x.table", self.listing())
+
     def test_build_reports_bad_results_at_their_own_line_and_column(self):
         cases = {
             "f32,N,N,packed,2,2,2,1,cpu.nope,0.5,1.0,7,ok,measured,":
                 (":7:24: unknown spelling 'cpu.nope'", "r.csv"),
             "f32,C,N,packed,2,2,2,1,openblas,0.5,1.0,7,ok,measured,":
-                (":7:5: C is folded to T for real scalars", "r.csv"),
+                (":7:5: ta: C is folded to T for real scalars", "r.csv"),
             "f32,N,N,packed,2,2,2,1,openblas,1e308,1.0,7,ok,measured,":
                 (":7:33: an ok row's time must be at most 1e12 us", "r.csv"),
         }
@@ -209,7 +246,7 @@ class Files(unittest.TestCase):
         shapes = self.write("s.txt", "f32 N N 2 2 2 1\nf32 N Q 2 2 2 1\nf64 N N 2 x 2 1\n"
                                      "f32 N N 1 1 1 4611686018427387904\n")
         rc, out = run("bench", "--shapes", shapes, "--out", self.path("b.csv"), *QUICK)
-        self.assert_refused(rc, out, shapes + ":2:7: tb: expected N, T or C",
+        self.assert_refused(rc, out, shapes + ":2:7: tb: unknown 'Q' (expected N, T or C)",
                             shapes + ":3:11: n: expected a whole number",
                             shapes + ":4:9: the operands of this shape need more than 2^63 bytes")
         self.assertEqual(self.listing(), ["s.txt"])

@@ -1,0 +1,89 @@
+// The selection key of a call and its one text grammar, `dtype ta tb layout m n k batch`:
+// table rows, results files, shapes files, tuning specs, the CLI and explain all read a key's
+// fields with these parsers and write them with these printers, so a field means the same and
+// is refused with the same message everywhere.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "gemmroute/types.hpp"
+
+namespace gemmroute {
+
+enum class Layout : std::uint8_t { packed, strided };
+
+// The dtype field is one token, parsed and printed by the two functions below and nowhere
+// else. Today it names the scalar (`f32`); a dtype that splits into input, output and compute
+// types will be a longer token of the same field (`bf16:f32:f32`), so readers never split it.
+using DType = Scalar;
+
+// Exact dtype, forms and layout; sizes matched by log2 distance (docs/table-format.md).
+struct Key {
+  DType dtype = Scalar::f32;
+  Op ta = Op::N, tb = Op::N;
+  Layout layout = Layout::packed;
+  std::int64_t m = 0, n = 0, k = 0, batch = 0;
+
+  friend bool operator==(const Key&, const Key&) = default;
+};
+
+// C folds to T for real scalars. Everything that looks at a problem or a key sees the folded
+// form.
+inline Op fold_op(Scalar dtype, Op op) noexcept {
+  return (!is_complex(dtype) && op == Op::C) ? Op::T : op;
+}
+
+// Sizes a key holds: 1 to 2^62 (a table's limit; k == 0 is looked up as 1).
+inline constexpr std::int64_t kMaxKeySize = std::int64_t{1} << 62;
+
+std::optional<DType> parse_dtype(std::string_view token) noexcept;
+std::string format_dtype(DType dtype);
+std::string_view to_string(Layout layout) noexcept;
+std::optional<Layout> parse_layout(std::string_view token) noexcept;
+// N, T or C, upper case: the form of one operand.
+std::optional<Op> parse_form(std::string_view token) noexcept;
+// A whole number from 1 to kMaxKeySize, the whole token (no sign, space or suffix).
+std::optional<std::int64_t> parse_key_size(std::string_view token) noexcept;
+
+// What each field accepts, for messages: "f32, f64, c32 or c64".
+std::string_view dtype_choices() noexcept;
+
+// One field of a line being read: its text and its 1-based column there, for messages.
+struct Field {
+  std::string_view text;
+  int column = 0;
+};
+
+// Where and why a key's fields were refused: the 1-based column, the field's name ("ta") and
+// the problem ("unknown 'x' (expected N, T or C)").
+struct KeyError {
+  int column = 0;
+  std::string field;
+  std::string problem;
+
+  std::string message() const { return field + ": " + problem; }  // "ta: unknown 'x' (...)"
+};
+
+// C on a real dtype: files that tables are built from must say T (it folds to T before
+// anything looks at a key); a user's input (shapes files, the CLI) may say C, folded here.
+enum class RealC { reject, fold };
+
+// The key's eight fields, in the order above. On failure returns nullopt and sets *error to
+// the first bad field.
+std::optional<Key> parse_key(std::span<const Field> fields, RealC real_c, KeyError* error);
+// One field parsed alone, with parse_key's message (for the CLI's options and spec lists);
+// `name` is the field's name in the message.
+std::optional<DType> parse_dtype_field(Field field, KeyError* error);
+std::optional<Op> parse_form_field(Field field, std::string_view name, KeyError* error);
+std::optional<Layout> parse_layout_field(Field field, KeyError* error);
+std::optional<std::int64_t> parse_size_field(Field field, std::string_view name, KeyError* error);
+
+// "f32 N T packed 32 32 32 1000"; with another separator, the same fields (results CSV).
+std::string to_string(const Key& key);
+std::string format_key(const Key& key, char separator);
+
+}  // namespace gemmroute
