@@ -72,6 +72,9 @@ class CudaBackend final : public Backend {
   // Nearest row: replayed over the H200 bench CSVs, predicting between the sparse CUDA table's
   // rows chose worse (bench/results/h200/README.md, "Selection").
   Selector default_selector() const override { return Selector::nearest; }
+  void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const override {
+    cuda::launch_groups(groups, exec);
+  }
   std::unique_ptr<Exec> make_exec(void* stream) const override {
     if (index_ < 0) {
       throw Error(Errc::unsupported, "device", "the CUDA vocabulary alone runs nothing");
