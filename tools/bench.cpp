@@ -61,7 +61,7 @@ constexpr const char* kHelp =
     "  --table FILE         the table auto selects from (default: GEMMROUTE_TABLE, else the\n"
     "                       shipped table for this device, else the generic one)\n"
     "  --select S           how auto reads the table between rows: nearest or predict\n"
-    "                       (default: GEMMROUTE_SELECT, else predict; docs/table-format.md)\n"
+    "                       (default: GEMMROUTE_SELECT, else nearest; docs/table-format.md)\n"
     "  --compare-selection  time both selections, each as its own arm of every shape\n"
     "  --plot DIR           write speedup_vs_vendor.png and regret.png there\n"
     "                       (scripts/plot_bench.py)\n"
@@ -135,10 +135,10 @@ void print_summary(const std::string& name, const Ratios& r) {
 }  // namespace
 
 int bench(const Argv& argv) {
-  Args args(argv,
-            {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us",
-             "scalars"},
-            {"force", "compare-selection", "peers", "overhead"});
+  Args args(
+      argv,
+      {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us", "scalars"},
+      {"force", "compare-selection", "peers", "overhead"});
   if (args.help()) {
     std::puts(kHelp);
     return 0;

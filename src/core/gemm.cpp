@@ -249,7 +249,8 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
   std::vector<std::size_t> first(groups.size()), next(groups.size());
   for (std::size_t g = 1; g < groups.size(); ++g)
     first[g] = first[g - 1] + static_cast<std::size_t>(groups[g - 1].batch);
-  std::vector<const void*> pointers(3 * (first.back() + static_cast<std::size_t>(groups.back().batch)));
+  std::vector<const void*> pointers(3 *
+                                    (first.back() + static_cast<std::size_t>(groups.back().batch)));
   auto point = [&](const void* const* at) {
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const auto batch = static_cast<std::size_t>(groups[g].batch);
