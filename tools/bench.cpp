@@ -61,7 +61,8 @@ constexpr const char* kHelp =
     "  --table FILE         the table auto selects from (default: GEMMROUTE_TABLE, else the\n"
     "                       shipped table for this device, else the generic one)\n"
     "  --select S           how auto reads the table between rows: nearest or predict\n"
-    "                       (default: GEMMROUTE_SELECT, else nearest; docs/table-format.md)\n"
+    "                       (default: GEMMROUTE_SELECT, else the backend's: nearest on the\n"
+    "                       CPU and on CUDA; docs/table-format.md)\n"
     "  --compare-selection  time both selections, each as its own arm of every shape\n"
     "  --plot DIR           write speedup_vs_vendor.png and regret.png there\n"
     "                       (scripts/plot_bench.py)\n"
@@ -155,19 +156,21 @@ int bench(const Argv& argv) {
   mo.harness.repetitions = static_cast<int>(args.integer("reps", 7, 7, 1000));
   mo.harness.min_sample_us = args.number("min-sample-us", mo.harness.min_sample_us, 1, 1e7);
   const auto shapes = read_shapes(shapes_path);
-  Selector selector = read_environment().selector;
+  const Environment environment = read_environment();
+  std::optional<Selector> selector_arg;
+  if (environment.selector_set) selector_arg = environment.selector;
   if (auto v = args.get("select")) {
-    auto parsed = parse_selector(*v);
-    if (!parsed) throw UsageError("--select: expected nearest or predict, got '" + *v + "'");
-    selector = *parsed;
+    selector_arg = parse_selector(*v);
+    if (!selector_arg) throw UsageError("--select: expected nearest or predict, got '" + *v + "'");
   }
   const bool compare = args.flag("compare-selection");
+
+  auto backend = make_backend(device);
+  const Selector selector = selector_arg.value_or(backend->default_selector());
   std::vector<Selector> selections = {selector};
   if (compare) {
     selections.push_back(selector == Selector::predict ? Selector::nearest : Selector::predict);
   }
-
-  auto backend = make_backend(device);
   auto exec = backend->make_exec(nullptr);
   auto mdev = make_measure_device(*backend, *exec);
   std::string table_path = args.get_or("table", "");

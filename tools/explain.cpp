@@ -26,6 +26,7 @@ int explain_offline(Device device, const Problem& p, const Options& options,
   const Exec exec;
   Overrides ov;
   ov.route = options.route.value_or(env.route);
+  ov.selector = env.selector_set ? env.selector : backend->default_selector();
   Resolved pin;
   ov.pin = options.pin.empty() ? std::string_view(env.pin) : std::string_view(options.pin);
   if (!ov.pin.empty()) {

@@ -11,6 +11,7 @@
 #include "core/candidate.hpp"
 #include "core/exec.hpp"
 #include "core/fingerprint.hpp"
+#include "core/predict.hpp"
 #include "gemmroute/types.hpp"
 
 namespace gemmroute {
@@ -47,6 +48,9 @@ class Backend {
   virtual bool depends_on(const Candidate& candidate, std::string_view field) const = 0;
   // Whether the host may read the memory calls pass (pointer arrays included): true on the
   // CPU; false on a GPU, where validation must not dereference the caller's pointers.
+  // How this backend's tables are read between their rows when GEMMROUTE_SELECT is unset:
+  // chosen per backend by measurement (CUDA: bench/results/h200/README.md).
+  virtual Selector default_selector() const { return kDefaultSelector; }
   virtual bool host_memory() const { return true; }
   // The execution resources of one Context: on the caller's stream when `stream` is not null
   // (a cudaStream_t on CUDA), else on resources of its own.

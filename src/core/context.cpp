@@ -62,6 +62,7 @@ Environment read_environment() {
                   "GEMMROUTE_SELECT='" + select + "': expected nearest or predict");
     }
     e.selector = *s;
+    e.selector_set = true;
   }
   return e;
 }
@@ -185,6 +186,7 @@ Context::Context(Device device, CUstream_st* stream)
   state_->backend = make_backend(device);
   state_->exec = state_->backend->make_exec(stream);
   state_->host_memory = state_->backend->host_memory();
+  if (!state_->env.selector_set) state_->env.selector = state_->backend->default_selector();
   if (!state_->env.pin.empty()) state_->env_pin = state_->backend->resolve(state_->env.pin);
   if (!state_->env.record.empty()) state_->recorder = &Recorder::open(state_->env.record);
   std::string path =

@@ -26,7 +26,8 @@ struct Environment {
   Route route = Route::automatic;
   std::string table;
   bool log = false;
-  Selector selector = kDefaultSelector;
+  Selector selector = kDefaultSelector;  // the backend's default_selector() when unset
+  bool selector_set = false;             // GEMMROUTE_SELECT was given
   std::string record;  // GEMMROUTE_RECORD: the file keys are recorded into (core/record.hpp)
 };
 // Throws Error(invalid_argument) naming the variable for a bad GEMMROUTE_ROUTE, _LOG or

@@ -244,29 +244,28 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
     }
   }
   if (groups.empty()) return;
-  // Group g's pointers: its a, then b, then c, from 3 * (items before it); `next[g]` counts the
-  // items placed so far.
+  // Every group's a, then every group's b, then every group's c, each in group order (so a run
+  // of groups is also one pointer array per operand, as cuBLAS's grouped GEMM takes them);
+  // `first[g]` counts the items before group g, `next[g]` those placed so far.
   std::vector<std::size_t> first(groups.size()), next(groups.size());
   for (std::size_t g = 1; g < groups.size(); ++g)
     first[g] = first[g - 1] + static_cast<std::size_t>(groups[g - 1].batch);
-  std::vector<const void*> pointers(3 *
-                                    (first.back() + static_cast<std::size_t>(groups.back().batch)));
+  const std::size_t total = first.back() + static_cast<std::size_t>(groups.back().batch);
+  std::vector<const void*> pointers(3 * total);
   auto point = [&](const void* const* at) {
     for (std::size_t g = 0; g < groups.size(); ++g) {
-      const auto batch = static_cast<std::size_t>(groups[g].batch);
-      groups[g].a.array = at + 3 * first[g];
-      groups[g].b.array = at + 3 * first[g] + batch;
-      groups[g].c.array = at + 3 * first[g] + 2 * batch;
+      groups[g].a.array = at + first[g];
+      groups[g].b.array = at + total + first[g];
+      groups[g].c.array = at + 2 * total + first[g];
     }
   };
   point(pointers.data());
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     if (group_of[i] == kNone) continue;
-    const std::size_t g = group_of[i], at = 3 * first[g] + next[g]++;
-    const auto batch = static_cast<std::size_t>(groups[g].batch);
+    const std::size_t g = group_of[i], at = first[g] + next[g]++;
     pointers[at] = prepared[i].a;
-    pointers[at + batch] = prepared[i].b;
-    pointers[at + 2 * batch] = prepared[i].c;
+    pointers[total + at] = prepared[i].b;
+    pointers[2 * total + at] = prepared[i].c;
   }
 
   // Select every group before any runs, so that a group that cannot run (pin, route,

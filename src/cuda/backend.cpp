@@ -1,8 +1,9 @@
 // The CUDA backend: its vocabulary in tie-break order, its fingerprint, its last resorts and
 // its execution resources.
 //
-// Tie-break order: cublas, the cuda.small family, cuda.reg, cuda.wide, cuda.tiled, cuda.direct. The vendor comes
-// first, so a native kernel displaces it only when measured faster by more than the margin.
+// Tie-break order: cublas, the cuda.small family, cuda.reg, cuda.wide, cuda.tiled, cuda.direct. The
+// vendor comes first, so a native kernel displaces it only when measured faster by more than the
+// margin.
 #include "cuda/backend.hpp"
 
 #include <cstdio>
@@ -68,6 +69,12 @@ class CudaBackend final : public Backend {
     return field == "cublaslt" && c.spelling().starts_with("lt:");
   }
   bool host_memory() const override { return false; }
+  // Nearest row: replayed over the H200 bench CSVs, predicting between the sparse CUDA table's
+  // rows chose worse (bench/results/h200/README.md, "Selection").
+  Selector default_selector() const override { return Selector::nearest; }
+  void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const override {
+    cuda::launch_groups(groups, exec);
+  }
   std::unique_ptr<Exec> make_exec(void* stream) const override {
     if (index_ < 0) {
       throw Error(Errc::unsupported, "device", "the CUDA vocabulary alone runs nothing");

@@ -3,6 +3,7 @@
 
 #include <span>
 
+#include "core/backend.hpp"
 #include "core/candidate.hpp"
 
 namespace gemmroute::cuda {
@@ -12,6 +13,10 @@ const Candidate& tiled_candidate();   // cuda.tiled: 16 x 16 shared-memory tiles
 const Candidate& cublas_candidate();  // cublas: cuBLAS's batched GEMMs, the vendor
 const Candidate& reg_candidate();     // cuda.reg: 128 x 128 x 8 register tiles, f32
 const Candidate& wide_candidate();    // cuda.wide: 64 x 64 x 8 register tiles, f64 c32 c64
+
+// A grouped call's groups in order; consecutive groups that all chose `cublas` for one real
+// scalar go to cuBLAS as one grouped call (cublas.cpp).
+void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec);
 
 // cuda.small:s=..:t=..: the small-matrix family, every instantiated configuration.
 std::span<const Candidate* const> small_candidates();

@@ -2,7 +2,10 @@
 // (device memory) through cublasGemmBatchedEx_64, on the Context's handle and stream, in the
 // scalar's own precision (compute type 32F or 64F, default math mode: no TF32 unless asked).
 // alpha == 0 and k == 0 take the backend's quick path, so no NaN in A or B can leak into C.
+// Grouped calls: consecutive groups that chose cublas for f32 or f64 (the scalars cuBLAS's
+// grouped GEMM takes) run as one cublasGemmGroupedBatchedEx_64 call.
 #include <complex>
+#include <vector>
 
 #include "core/candidate.hpp"
 #include "cuda/candidates.hpp"
@@ -84,11 +87,80 @@ class Cublas final : public Candidate {
   }
 };
 
+// A run of groups as one cuBLAS grouped call: every one f32 (or every one f64), none on the
+// quick path, and their pointer arrays end to end (as gemm_grouped lays them out).
+void launch_grouped(std::span<const GroupLaunch> run, const CudaExec& exec) {
+  const std::size_t n = run.size();
+  std::vector<cublasOperation_t> ta(n), tb(n);
+  std::vector<std::int64_t> m(n), nn(n), k(n), lda(n), ldb(n), ldc(n), size(n);
+  std::vector<double> alpha_d(n), beta_d(n);
+  std::vector<float> alpha_f(n), beta_f(n);
+  for (std::size_t g = 0; g < n; ++g) {
+    const Problem& p = *run[g].problem;
+    ta[g] = operation(p.ta);
+    tb[g] = operation(p.tb);
+    m[g] = p.m;
+    nn[g] = p.n;
+    k[g] = p.k;
+    lda[g] = p.a.ld;
+    ldb[g] = p.b.ld;
+    ldc[g] = p.c.ld;
+    size[g] = p.batch;
+    alpha_d[g] = p.alpha.real();
+    beta_d[g] = p.beta.real();
+    alpha_f[g] = static_cast<float>(p.alpha.real());
+    beta_f[g] = static_cast<float>(p.beta.real());
+  }
+  const Problem& p0 = *run.front().problem;
+  const bool f32 = p0.dtype == Scalar::f32;
+  const cudaDataType_t t = data_type(p0.dtype);
+  check(cublasGemmGroupedBatchedEx_64(
+            exec.blas(), ta.data(), tb.data(), m.data(), nn.data(), k.data(),
+            f32 ? static_cast<const void*>(alpha_f.data()) : alpha_d.data(), p0.a.array, t,
+            lda.data(), p0.b.array, t, ldb.data(),
+            f32 ? static_cast<const void*>(beta_f.data()) : beta_d.data(),
+            const_cast<void* const*>(p0.c.array), t, ldc.data(), static_cast<std::int64_t>(n),
+            size.data(), compute_type(p0.dtype)),
+        "cublasGemmGroupedBatchedEx_64");
+}
+
+// Whether group `next` can join a grouped call that `prev` is in.
+bool joins(const Problem& prev, const Problem& next) {
+  auto follows = [&](const void* const* a, const void* const* b) { return a + prev.batch == b; };
+  return next.dtype == prev.dtype && follows(prev.a.array, next.a.array) &&
+         follows(prev.b.array, next.b.array) && follows(prev.c.array, next.c.array);
+}
+
+bool groupable(const GroupLaunch& g) {
+  const Problem& p = *g.problem;
+  return g.candidate == &cublas_candidate() && (p.dtype == Scalar::f32 || p.dtype == Scalar::f64) &&
+         p.k != 0 && p.alpha != std::complex<double>(0.0, 0.0);
+}
+
 }  // namespace
 
 const Candidate& cublas_candidate() {
   static const Cublas instance;
   return instance;
+}
+
+void launch_groups(std::span<const GroupLaunch> groups, const Exec& e) {
+  const CudaExec& exec = cuda_exec(e);
+  std::size_t g = 0;
+  while (g < groups.size()) {
+    std::size_t end = g + 1;
+    if (groupable(groups[g])) {
+      while (end < groups.size() && groupable(groups[end]) &&
+             joins(*groups[end - 1].problem, *groups[end].problem))
+        ++end;
+    }
+    if (end - g >= 2) {
+      launch_grouped(groups.subspan(g, end - g), exec);
+    } else {
+      groups[g].candidate->launch(*groups[g].problem, e);
+    }
+    g = end;
+  }
 }
 
 }  // namespace gemmroute::cuda

@@ -1,8 +1,10 @@
 // What a CUDA build does where no GPU is (CI): a CUDA Context says so with Error(unsupported),
-// and a stream handed to a CPU Context is refused. Runs everywhere (label cuda, not gpu).
+// a stream handed to a CPU Context is refused, and the backends' default selections. Runs
+// everywhere (label cuda, not gpu).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include "core/backend.hpp"
 #include "gemmroute/gemmroute.hpp"
 #include "gpu.hpp"
 
@@ -25,6 +27,15 @@ TEST(CudaWithoutGpu, AContextSaysThereIsNoDevice) {
     EXPECT_EQ(e.code(), Errc::unsupported);
     EXPECT_NE(std::string(e.what()).find("no CUDA device"), std::string::npos) << e.what();
   }
+}
+
+// Each backend reads its tables as its evidence says (docs/decisions.md), with or without the
+// device: the offline vocabulary answers as the backend does.
+TEST(CudaWithoutGpu, EachBackendHasItsDefaultSelection) {
+  bool offline = false;
+  EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->default_selector(),
+            Selector::nearest);
+  EXPECT_EQ(make_backend(Device::cpu())->default_selector(), Selector::predict);
 }
 
 }  // namespace
