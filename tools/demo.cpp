@@ -1,8 +1,9 @@
 // gemmroute demo: a realistic mixed CPU workload through the public API. Per shape: the
-// candidate the table chose, its time, the vendor's time (pinned), their ratio, and the
-// worst error against the long-double reference as a fraction of the allowed bound.
+// candidate the table chose, its time, the vendor's time (pinned), their ratio, the larger
+// spread of the two, and the worst error against the long-double reference as a fraction of
+// the allowed bound. Both arms of a row are timed by the shared harness (demo_rows.hpp).
 #include <algorithm>
-#include <chrono>
+#include <cmath>
 #include <complex>
 #include <cstdio>
 #include <limits>
@@ -11,10 +12,11 @@
 
 #include "args.hpp"
 #include "core/context_state.hpp"
-#include "core/select.hpp"
 #include "demo_gpu.hpp"
+#include "demo_rows.hpp"
 #include "gemmroute/gemmroute.hpp"
-#include "problem_args.hpp"
+#include "measure/harness.hpp"
+#include "measure/measure.hpp"
 #include "reference/reference.hpp"
 #include "verbs.hpp"
 
@@ -39,161 +41,102 @@ std::vector<T> random_vector(std::size_t n, std::mt19937_64& rng) {
   return v;
 }
 
-// Median wall time of `reps` runs after one warm-up, in seconds.
-template <class F>
-double median_seconds(F&& f, int reps) {
-  f();
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-std::string format_time(double s) {
-  char buf[32];
-  if (s < 1e-3)
-    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
-  return buf;
-}
-
-struct Line {
-  std::string shape, choice, t_ours, t_vendor;
-  double speedup = 0, err = 0;
-  bool ok = true;
-};
-
-void print(const Line& l) {
-  std::printf("%-40s %-18s %11s %11s %9.2fx %10.3f%s\n", l.shape.c_str(), l.choice.c_str(),
-              l.t_ours.c_str(), l.t_vendor.c_str(), l.speedup, l.err, l.ok ? "" : "  FAILED");
-  std::fflush(stdout);
-}
-
-std::string chosen(Context& ctx, const Problem& p) {
-  auto& st = detail::Access::state(ctx);
-  Options none;
-  return std::string(select(p, key_of(p), st.table_for(none), *st.backend, *st.exec,
-                            st.overrides_for(none), nullptr)
-                         .candidate->spelling());
-}
-
-template <class T>
-Line run_strided(Context& ctx, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
-                 std::int64_t batch, std::mt19937_64& rng, int reps) {
-  const std::int64_t rows_a = ta == Op::N ? m : k, cols_a = ta == Op::N ? k : m;
-  const std::int64_t rows_b = tb == Op::N ? k : n, cols_b = tb == Op::N ? n : k;
-  auto a = random_vector<T>(static_cast<std::size_t>(rows_a * cols_a * batch), rng);
-  auto b = random_vector<T>(static_cast<std::size_t>(rows_b * cols_b * batch), rng);
-  auto c0 = random_vector<T>(static_cast<std::size_t>(m * n * batch), rng);
-  auto c = c0;
-  const T alpha = random_value<T>(rng), beta = random_value<T>(rng);
-  auto call = [&](const Options& o) {
-    gemm<T>(ctx, ta, tb, m, n, k, alpha, a.data(), rows_a, rows_a * cols_a, b.data(), rows_b,
-            rows_b * cols_b, beta, c.data(), m, m * n, batch, o);
-  };
-  // Correctness first: one call from C0, checked against the reference.
-  call({});
-  Problem got;
-  got.dtype = scalar_of_v<T>;
-  got.ta = fold_op(got.dtype, ta);
-  got.tb = fold_op(got.dtype, tb);
-  got.m = m;
-  got.n = n;
-  got.k = k;
-  got.batch = batch;
-  got.alpha = std::complex<double>(alpha);
-  got.beta = std::complex<double>(beta);
-  got.a = {a.data(), nullptr, rows_a, rows_a * cols_a};
-  got.b = {b.data(), nullptr, rows_b, rows_b * cols_b};
-  got.c = {c.data(), nullptr, m, m * n};
-  Problem orig = got;
-  orig.c.base = c0.data();
-  auto check = reference::check_against_reference(got, orig);
-
-  Options vendor;
-  vendor.pin = std::string(detail::Access::state(ctx).backend->last_resort_vendor().spelling());
-  const double t_ours = median_seconds([&] { call({}); }, reps);
-  const double t_vendor = median_seconds([&] { call(vendor); }, reps);
-  char shape[96];
-  std::snprintf(shape, sizeof shape, "%s %s %s %lldx%lldx%lld batch %lld",
-                std::string(to_string(scalar_of_v<T>)).c_str(), std::string(to_string(ta)).c_str(),
-                std::string(to_string(tb)).c_str(), static_cast<long long>(m),
-                static_cast<long long>(n), static_cast<long long>(k),
-                static_cast<long long>(batch));
-  return {
-      shape,       chosen(ctx, got), format_time(t_ours), format_time(t_vendor), t_vendor / t_ours,
-      check.worst, check.ok};
-}
-
-// A grouped batch of mixed sizes: every item checked, the whole call timed.
-Line run_grouped(Context& ctx, std::mt19937_64& rng, int reps) {
+// A grouped batch of mixed sizes (600 f64 items, each dimension one of 7 sizes) against the
+// vendor's way, one OpenBLAS call per item (it has no grouped call). Both arms are checked
+// item by item against the reference, then timed by the shared harness over enough copies of
+// the items to rotate through rotation_factor x the cache.
+DemoRow run_grouped(Context& ctx, std::mt19937_64& rng, measure::MeasureDevice& device,
+                    const measure::MeasureOptions& mo) {
   using T = double;
   const std::int64_t sizes[] = {3, 8, 13, 16, 24, 40, 64};
   std::uniform_int_distribution<int> pick(0, 6);
-  struct Item {
+  struct Shape {
     std::int64_t m, n, k;
-    std::vector<T> a, b, c0, c;
   };
-  std::vector<Item> items(600);
-  for (auto& it : items) {
-    it.m = sizes[pick(rng)];
-    it.n = sizes[pick(rng)];
-    it.k = sizes[pick(rng)];
-    it.a = random_vector<T>(static_cast<std::size_t>(it.m * it.k), rng);
-    it.b = random_vector<T>(static_cast<std::size_t>(it.k * it.n), rng);
-    it.c0 = random_vector<T>(static_cast<std::size_t>(it.m * it.n), rng);
-    it.c = it.c0;
+  std::vector<Shape> shapes(600);
+  double set_bytes = 0;
+  for (auto& s : shapes) {
+    s = {sizes[pick(rng)], sizes[pick(rng)], sizes[pick(rng)]};
+    set_bytes += static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n) * sizeof(T);
   }
+  const auto set_count = static_cast<std::size_t>(
+      std::clamp(std::ceil(mo.operands.rotation_factor * static_cast<double>(device.cache_bytes()) /
+                           set_bytes),
+                 1.0, 64.0));
+  struct Set {
+    std::vector<std::vector<T>> a, b, c;
+    std::vector<GemmItem> list;
+  };
+  std::vector<Set> sets(set_count);
   const T alpha = 0.75, beta = -0.5;
-  std::vector<GemmItem> list;
-  for (auto& it : items) {
-    list.push_back(make_item<T>(Op::N, Op::N, it.m, it.n, it.k, alpha, it.a.data(), it.m,
-                                it.b.data(), it.k, beta, it.c.data(), it.m));
-  }
-  gemm_grouped(ctx, list);
-  double worst = 0;
-  bool ok = true;
-  for (auto& it : items) {
-    Problem got;
-    got.dtype = Scalar::f64;
-    got.m = it.m;
-    got.n = it.n;
-    got.k = it.k;
-    got.batch = 1;
-    got.alpha = alpha;
-    got.beta = beta;
-    got.a = {it.a.data(), nullptr, it.m, 0};
-    got.b = {it.b.data(), nullptr, it.k, 0};
-    got.c = {it.c.data(), nullptr, it.m, 0};
-    Problem orig = got;
-    orig.c.base = it.c0.data();
-    auto check = reference::check_against_reference(got, orig);
-    worst = std::max(worst, check.worst);
-    ok = ok && check.ok;
+  for (Set& set : sets) {
+    for (const Shape& s : shapes) {
+      set.a.push_back(random_vector<T>(static_cast<std::size_t>(s.m * s.k), rng));
+      set.b.push_back(random_vector<T>(static_cast<std::size_t>(s.k * s.n), rng));
+      set.c.push_back(random_vector<T>(static_cast<std::size_t>(s.m * s.n), rng));
+    }
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const Shape& s = shapes[i];
+      set.list.push_back(make_item<T>(Op::N, Op::N, s.m, s.n, s.k, alpha, set.a[i].data(), s.m,
+                                      set.b[i].data(), s.k, beta, set.c[i].data(), s.m));
+    }
   }
   Options vendor;
   vendor.pin = std::string(detail::Access::state(ctx).backend->last_resort_vendor().spelling());
-  // OpenBLAS has no grouped call: the vendor's way is a loop, one call per item.
-  auto vendor_loop = [&] {
-    for (auto& it : items) {
-      gemm<T>(ctx, Op::N, Op::N, it.m, it.n, it.k, alpha, it.a.data(), it.m, 0, it.b.data(), it.k,
-              0, beta, it.c.data(), it.m, 0, 1, vendor);
-    }
+  const measure::Arm arms[] = {
+      {"auto", [&](std::int64_t s) { gemm_grouped(ctx, sets[static_cast<std::size_t>(s)].list); }},
+      {"vendor loop",
+       [&](std::int64_t s) {
+         Set& set = sets[static_cast<std::size_t>(s)];
+         for (std::size_t i = 0; i < shapes.size(); ++i) {
+           const Shape& sh = shapes[i];
+           gemm<T>(ctx, Op::N, Op::N, sh.m, sh.n, sh.k, alpha, set.a[i].data(), sh.m, 0,
+                   set.b[i].data(), sh.k, 0, beta, set.c[i].data(), sh.m, 0, 1, vendor);
+         }
+       }},
   };
-  const double t_ours = median_seconds([&] { gemm_grouped(ctx, list); }, reps);
-  const double t_vendor = median_seconds(vendor_loop, reps);
-  return {"f64 N N grouped: 600 items, 7^3 sizes",
-          "(per group)",
-          format_time(t_ours),
-          format_time(t_vendor),
-          t_vendor / t_ours,
-          worst,
-          ok};
+  // Each arm once on set 0, every item checked; C restored afterwards.
+  DemoRow row;
+  row.shape = "f64 N N grouped: 600 items, 7^3 sizes";
+  row.choice = "(per group)";
+  row.ok = true;
+  double worst = 0;
+  for (const measure::Arm& arm : arms) {
+    const std::vector<std::vector<T>> c0 = sets[0].c;
+    arm.run(0);
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const Shape& s = shapes[i];
+      Problem got;
+      got.dtype = Scalar::f64;
+      got.m = s.m;
+      got.n = s.n;
+      got.k = s.k;
+      got.batch = 1;
+      got.alpha = alpha;
+      got.beta = beta;
+      got.a = {sets[0].a[i].data(), nullptr, s.m, 0};
+      got.b = {sets[0].b[i].data(), nullptr, s.k, 0};
+      got.c = {sets[0].c[i].data(), nullptr, s.m, 0};
+      Problem orig = got;
+      orig.c.base = c0[i].data();
+      const auto check = reference::check_against_reference(got, orig);
+      worst = std::max(worst, check.worst);
+      row.ok = row.ok && check.ok;
+    }
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      std::copy(c0[i].begin(), c0[i].end(), sets[0].c[i].begin());
+    }
+  }
+  char err[32];
+  std::snprintf(err, sizeof err, "%.3f", worst);
+  row.err = err;
+  measure::HarnessOptions h = mo.harness;
+  h.sets = static_cast<std::int64_t>(set_count);
+  const std::vector<measure::ArmTiming> t = measure::time_arms(arms, h, device);
+  row.ours_us = t[0].stats.median;
+  row.vendor_us = t[1].stats.median;
+  row.spread_pct = std::max(t[0].stats.spread_pct, t[1].stats.spread_pct);
+  return row;
 }
 
 }  // namespace
@@ -207,9 +150,13 @@ int demo(const Argv& argv) {
         "Runs a mixed CPU workload through the library: small batched squares, medium shapes\n"
         "and a grouped batch of mixed sizes. Every shape is checked against the long-double\n"
         "reference; `err/bound` is the worst |C - Cref| over its allowed bound (pass: <= 1).\n"
-        "Times are medians of --reps runs (default 7) after a warm-up; `vendor/ours` is the\n"
-        "vendor's time (openblas pinned; on the grouped line, one call per item) over the time\n"
-        "of the table's choice.\n"
+        "`vendor/ours` is the vendor's time (openblas pinned; on the grouped line, one call per\n"
+        "item) over the time of the table's choice, both timed by the shared harness as tune\n"
+        "and bench are (docs/measuring.md): interleaved arms in one process, an untimed lead-in\n"
+        "call before each sample, operands rotated past the cache, medians of --reps samples\n"
+        "(default and least 7); `spread` is the larger of the two arms' spreads. A row where\n"
+        "both arms run one candidate reads 1.00x within it. --seed draws the grouped line's\n"
+        "sizes and operands.\n"
         "\n"
         "Then, on a machine with a CUDA GPU, the same columns for a GPU workload on cuda:0\n"
         "against cuBLAS, measured by the shared harness (docs/measuring.md); without one, a\n"
@@ -221,30 +168,38 @@ int demo(const Argv& argv) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(
       args.integer("seed", 2026, 0, std::numeric_limits<std::int64_t>::max())));
   Context ctx;
-  const Table* table = detail::Access::state(ctx).table.get();
+  detail::ContextState& st = detail::Access::state(ctx);
+  const Table* table = st.table.get();
+  auto device = measure::make_measure_device(*st.backend, *st.exec);
+  measure::MeasureOptions mo;
+  mo.harness.repetitions = std::max(reps, 7);
   std::printf("gemmroute demo on %s (%s threads); table %s\n",
-              detail::Access::state(ctx).backend->fingerprint().get("device")->c_str(),
-              detail::Access::state(ctx).backend->fingerprint().get("cores")->c_str(),
+              st.backend->fingerprint().get("device")->c_str(),
+              st.backend->fingerprint().get("cores")->c_str(),
               table ? table->path.c_str() : "(none)");
-  std::printf("%-40s %-18s %11s %11s %10s %10s\n", "shape", "choice", "ours", "vendor",
-              "vendor/ours", "err/bound");
-  std::vector<Line> lines;
-  auto add = [&](Line l) {
-    print(l);
-    lines.push_back(std::move(l));
+  print_method(*device, mo);
+  print_header("vendor");
+  const Key shapes[] = {
+      {Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 20000},
+      {Scalar::f32, Op::N, Op::T, Layout::packed, 8, 8, 8, 20000},
+      {Scalar::f64, Op::T, Op::N, Layout::packed, 12, 12, 12, 10000},
+      {Scalar::f64, Op::N, Op::N, Layout::packed, 16, 16, 16, 10000},
+      {Scalar::c32, Op::N, Op::C, Layout::packed, 8, 8, 8, 10000},
+      {Scalar::c64, Op::C, Op::N, Layout::packed, 16, 16, 16, 2000},
+      {Scalar::f32, Op::N, Op::N, Layout::packed, 256, 256, 256, 4},
+      {Scalar::f64, Op::T, Op::N, Layout::packed, 200, 300, 100, 8},
+      {Scalar::c64, Op::N, Op::T, Layout::packed, 96, 96, 96, 4},
   };
-  add(run_strided<float>(ctx, Op::N, Op::N, 4, 4, 4, 20000, rng, reps));
-  add(run_strided<float>(ctx, Op::N, Op::T, 8, 8, 8, 20000, rng, reps));
-  add(run_strided<double>(ctx, Op::T, Op::N, 12, 12, 12, 10000, rng, reps));
-  add(run_strided<double>(ctx, Op::N, Op::N, 16, 16, 16, 10000, rng, reps));
-  add(run_strided<std::complex<float>>(ctx, Op::N, Op::C, 8, 8, 8, 10000, rng, reps));
-  add(run_strided<std::complex<double>>(ctx, Op::C, Op::N, 16, 16, 16, 2000, rng, reps));
-  add(run_strided<float>(ctx, Op::N, Op::N, 256, 256, 256, 4, rng, reps));
-  add(run_strided<double>(ctx, Op::T, Op::N, 200, 300, 100, 8, rng, reps));
-  add(run_strided<std::complex<double>>(ctx, Op::N, Op::T, 96, 96, 96, 4, rng, reps));
-  add(run_grouped(ctx, rng, reps));
-  const bool ok = std::all_of(lines.begin(), lines.end(), [](const Line& l) { return l.ok; });
-  std::printf("%zu shapes, %s\n", lines.size(),
+  std::vector<DemoRow> rows;
+  measure::Arena arena;
+  for (const Key& key : shapes) {
+    rows.push_back(measure_shape(ctx, key, *device, mo, arena));
+    print_row(rows.back());
+  }
+  rows.push_back(run_grouped(ctx, rng, *device, mo));
+  print_row(rows.back());
+  const bool ok = std::all_of(rows.begin(), rows.end(), [](const DemoRow& r) { return r.ok; });
+  std::printf("%zu shapes, %s\n", rows.size(),
               ok ? "all within the error bound" : "SOME SHAPES FAILED the error bound");
   const int gpu = demo_gpu(reps);
   return ok && gpu <= 0 ? 0 : 1;

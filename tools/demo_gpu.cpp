@@ -6,11 +6,10 @@
 #include <string>
 
 #include "core/context_state.hpp"
-#include "core/select.hpp"
 #include "demo_gpu.hpp"
+#include "demo_rows.hpp"
 #include "gemmroute/error.hpp"
 #include "measure/measure.hpp"
-#include "measure_common.hpp"
 
 namespace gemmroute::cli {
 
@@ -32,9 +31,8 @@ int demo_gpu(int reps) {
   std::printf("\ngemmroute demo on %s (%s SMs); table %s\n",
               backend.fingerprint().get("device")->c_str(),
               backend.fingerprint().get("sms")->c_str(), table ? table->path.c_str() : "(none)");
-  std::printf("(%s)\n", measure::method_line(*device, mo).c_str());
-  std::printf("%-40s %-18s %11s %11s %10s %10s\n", "shape", "choice", "ours", "cublas",
-              "cublas/ours", "err/bound");
+  print_method(*device, mo);
+  print_header("cublas");
   const Key shapes[] = {
       {Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 1000000},
       {Scalar::f32, Op::N, Op::T, Layout::packed, 8, 8, 8, 200000},
@@ -46,50 +44,12 @@ int demo_gpu(int reps) {
       {Scalar::f32, Op::N, Op::N, Layout::packed, 2048, 2048, 2048, 1},
       {Scalar::c64, Op::N, Op::T, Layout::packed, 256, 256, 256, 16},
   };
-  const Candidate& vendor = backend.last_resort_vendor();
-  Options none;
-  const Overrides ov = st.overrides_for(none);
   bool ok = true;
   measure::Arena arena;
   for (const Key& key : shapes) {
-    std::string choice;
-    measure::LaunchArm ours{
-        "auto",
-        [&](const Problem& p) {
-          choice = std::string(
-              select(p, key_of(p), table, backend, *st.exec, ov, nullptr).candidate->spelling());
-          return Verdict::yes();
-        },
-        [&](const Problem& p) {
-          Problem q = p;  // what gemm() does per call: validate, key, select, launch
-          validate(q, false, backend.host_memory());
-          select(q, key_of(q), table, backend, *st.exec, ov, nullptr)
-              .candidate->launch(q, *st.exec);
-        }};
-    const measure::LaunchArm arms[] = {ours, measure::arm_for(vendor, *st.exec)};
-    const measure::PointReport r = measure::measure_arms(key, arms, *device, mo, &arena);
-    const measure::ArmResult& a = r.arms[0];
-    const measure::ArmResult& v = r.arms[1];
-    const bool good = a.status == measure::Status::ok && v.status == measure::Status::ok;
-    ok = ok && good;
-    auto us = [](double t) {
-      char b[32];
-      std::snprintf(b, sizeof b, t < 1000 ? "%.1f us" : "%.2f ms", t < 1000 ? t : t / 1000);
-      return std::string(b);
-    };
-    char shape[96];
-    std::snprintf(shape, sizeof shape, "%s %s %s %lldx%lldx%lld batch %lld%s",
-                  format_dtype(key.dtype).c_str(), std::string(to_string(key.ta)).c_str(),
-                  std::string(to_string(key.tb)).c_str(), static_cast<long long>(key.m),
-                  static_cast<long long>(key.n), static_cast<long long>(key.k),
-                  static_cast<long long>(key.batch),
-                  key.layout == Layout::strided ? " (ld+1)" : "");
-    // detail is "err/bound X" for a checked arm.
-    const std::string err = a.detail.rfind("err/bound ", 0) == 0 ? a.detail.substr(10) : a.detail;
-    std::printf("%-40s %-18s %11s %11s %9.2fx %10s%s\n", shape, choice.c_str(),
-                good ? us(a.stats.median).c_str() : "-", good ? us(v.stats.median).c_str() : "-",
-                good ? v.stats.median / a.stats.median : 0.0, err.c_str(), good ? "" : "  FAILED");
-    std::fflush(stdout);
+    const DemoRow row = measure_shape(*ctx, key, *device, mo, arena);
+    ok = ok && row.ok;
+    print_row(row);
   }
   std::printf("%zu GPU shapes, %s\n", std::size(shapes),
               ok ? "all within the error bound" : "SOME SHAPES FAILED");

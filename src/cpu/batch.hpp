@@ -4,6 +4,7 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <complex>
 #include <cstdint>
 
@@ -24,24 +25,43 @@ inline double real_macs(const Problem& p) {
 // thread, 5^3 f64 x100 (15k) on two (docs/cpu-small-notes.md).
 inline constexpr double kParallelMacs = 12288.0;
 
-// Whether a launch may open a parallel region of its own: not from inside one (a grouped
-// call runs whole groups on each thread), where it would get one thread and still cost
-// making its team.
-inline bool may_spread() noexcept {
-  return !omp_in_parallel();
-}
+// The OpenMP threads, claimed by one launch at a time for one parallel region. A launch that
+// finds them taken (the caller's other threads are inside gemmroute too) or that runs inside a
+// region already (a grouped call runs whole groups on each thread) runs on its calling thread:
+// callers on more threads than cores then each use one core, instead of each waking a team of
+// its own and oversubscribing the cores (docs/under-load.md). Results do not change: every
+// launch that spreads sums each element of C on one thread in a fixed order.
+inline std::atomic<bool> threads_claimed{false};
+
+class ThreadClaim {
+ public:
+  ThreadClaim() noexcept
+      : held_(!omp_in_parallel() && !threads_claimed.load(std::memory_order_relaxed) &&
+              !threads_claimed.exchange(true, std::memory_order_acquire)) {}
+  ~ThreadClaim() {
+    if (held_) threads_claimed.store(false, std::memory_order_release);
+  }
+  ThreadClaim(const ThreadClaim&) = delete;
+  ThreadClaim& operator=(const ThreadClaim&) = delete;
+  explicit operator bool() const noexcept { return held_; }
+
+ private:
+  bool held_;
+};
 
 // Runs body(i) for every item, spread over the OpenMP threads when the batch holds enough
-// work (kParallelMacs) to pay for waking them. Each item runs on one thread in a fixed
-// order, so results do not depend on the thread count.
+// work (kParallelMacs) to pay for waking them and the threads are free (ThreadClaim). Each
+// item runs on one thread in a fixed order, so results do not depend on the thread count.
 template <class Body>
 void for_each_item(const Problem& p, Body body) {
-  if (p.batch > 1 && real_macs(p) >= kParallelMacs && may_spread()) {
+  if (p.batch > 1 && real_macs(p) >= kParallelMacs) {
+    if (const ThreadClaim claim; claim) {
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < p.batch; ++i) body(i);
-  } else {
-    for (std::int64_t i = 0; i < p.batch; ++i) body(i);
+      for (std::int64_t i = 0; i < p.batch; ++i) body(i);
+      return;
+    }
   }
+  for (std::int64_t i = 0; i < p.batch; ++i) body(i);
 }
 
 // C(:, :) <- beta * C for one m x n item; beta == 0 writes zeros without reading C.

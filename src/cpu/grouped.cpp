@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -37,8 +38,14 @@ void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) {
     const bool share = real_macs(*g.problem) * threads <= total;
     (share && thread_invariant(g) ? together : alone).push_back(&g);
   }
-  // Too little work to wake the threads for, or nothing to spread: one by one.
+  // Too little work to wake the threads for, nothing to spread, or the threads busy with
+  // another call: one by one.
   if (threads < 2 || together.size() < 2 || total < kParallelMacs) {
+    for (const GroupLaunch& g : groups) g.candidate->launch(*g.problem, exec);
+    return;
+  }
+  std::optional<ThreadClaim> claim(std::in_place);
+  if (!*claim) {
     for (const GroupLaunch& g : groups) g.candidate->launch(*g.problem, exec);
     return;
   }
@@ -58,6 +65,7 @@ void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) {
       failed[static_cast<std::size_t>(i)] = std::current_exception();
     }
   }
+  claim.reset();  // the groups that run alone claim the threads for themselves
   for (const auto& e : failed) {
     if (e) std::rethrow_exception(e);
   }

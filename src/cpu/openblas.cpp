@@ -139,12 +139,14 @@ class OpenBlas final : public Candidate {
       auto one = [&](std::int64_t i) {
         call_gemm<T>(lib, p, p.item_a<T>(i), p.item_b<T>(i), p.item_c<T>(i));
       };
-      if (threaded_items || !may_spread()) {
-        for (std::int64_t i = 0; i < p.batch; ++i) one(i);
-      } else {
+      if (!threaded_items) {
+        if (const ThreadClaim claim; claim) {
 #pragma omp parallel for schedule(static)
-        for (std::int64_t i = 0; i < p.batch; ++i) one(i);
+          for (std::int64_t i = 0; i < p.batch; ++i) one(i);
+          return;
+        }
       }
+      for (std::int64_t i = 0; i < p.batch; ++i) one(i);
     });
   }
 

@@ -542,15 +542,17 @@ void tile_typed(const Problem& p) {
   // (at least 8 columns a part). Every element of C still sums its k products in the same
   // order, so results do not depend on the split or the thread count.
   const int threads = omp_get_max_threads();
-  std::int64_t parts = 1;
-  if (p.batch < threads && real_macs(p) >= kParallelMacs && may_spread()) {
-    parts = std::min<std::int64_t>((threads + p.batch - 1) / p.batch,
-                                   std::max<std::int64_t>(1, p.n / 8));
-  }
-  if (parts == 1) {
+  if (p.batch >= threads || real_macs(p) < kParallelMacs || p.n < 16) {
     for_each_item(p, [&](std::int64_t item) { run(item, 0, p.n); });
     return;
   }
+  const ThreadClaim claim;
+  if (!claim) {
+    for (std::int64_t item = 0; item < p.batch; ++item) run(item, 0, p.n);
+    return;
+  }
+  const std::int64_t parts =
+      std::min<std::int64_t>((threads + p.batch - 1) / p.batch, std::max<std::int64_t>(1, p.n / 8));
 #pragma omp parallel for schedule(static)
   for (std::int64_t u = 0; u < p.batch * parts; ++u) {
     const std::int64_t item = u / parts, part = u % parts;

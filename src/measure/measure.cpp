@@ -60,8 +60,7 @@ std::string method_line(const MeasureDevice& d, const MeasureOptions& o) {
          " repetitions, each >= " + g(o.harness.min_sample_us) +
          " us of back-to-back calls; spread = interquartile range / median; each arm checked "
          "once per point against the long-double reference (<= " +
-         g(o.check_macs) +
-         " multiply-adds sampled); random full-mantissa operands, " +
+         g(o.check_macs) + " multiply-adds sampled); random full-mantissa operands, " +
          (o.operands.unit_scalars ? "alpha = beta = 1" : "nonzero alpha and beta");
 }
 

@@ -35,7 +35,7 @@ TEST(CudaWithoutGpu, EachBackendHasItsDefaultSelection) {
   bool offline = false;
   EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->default_selector(),
             Selector::nearest);
-  EXPECT_EQ(make_backend(Device::cpu())->default_selector(), Selector::predict);
+  EXPECT_EQ(make_backend(Device::cpu())->default_selector(), Selector::nearest);
 }
 
 }  // namespace
