@@ -32,6 +32,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <array>
 #include <complex>
 #include <utility>
@@ -581,18 +582,26 @@ struct Column<float, M> {
   static V set1(float x) { return _mm_set1_ps(x); }
   static V fma(V a, V b, V c) { return _mm_fmadd_ps(a, b, c); }
   static V mul(V a, V b) { return _mm_mul_ps(a, b); }
+  // Two floats as the low half of a vector and back, through memcpy: p is only float-aligned
+  // (a single movsd either way).
+  static V load2(const float* p) {
+    double d;
+    std::memcpy(&d, p, sizeof d);
+    return _mm_castpd_ps(_mm_set_sd(d));
+  }
+  static void store2(float* p, V v) {
+    const double d = _mm_cvtsd_f64(_mm_castps_pd(v));
+    std::memcpy(p, &d, sizeof d);
+  }
   static V load(const float* p) {
     if constexpr (M == 1) return _mm_load_ss(p);
-    if constexpr (M == 2) return _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
-    if constexpr (M == 3) {
-      const V lo = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
-      return _mm_movelh_ps(lo, _mm_load_ss(p + 2));
-    }
+    if constexpr (M == 2) return load2(p);
+    if constexpr (M == 3) return _mm_movelh_ps(load2(p), _mm_load_ss(p + 2));
     if constexpr (M == 4) return _mm_loadu_ps(p);
   }
   static void store(float* p, V v) {
     if constexpr (M == 1) _mm_store_ss(p, v);
-    if constexpr (M >= 2 && M <= 3) _mm_store_sd(reinterpret_cast<double*>(p), _mm_castps_pd(v));
+    if constexpr (M >= 2 && M <= 3) store2(p, v);
     if constexpr (M == 3) _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
     if constexpr (M == 4) _mm_storeu_ps(p, v);
   }
