@@ -51,6 +51,9 @@ class Backend {
   // How this backend's tables are read between their rows when GEMMROUTE_SELECT is unset:
   // chosen per backend by measurement (CUDA: bench/results/h200/README.md).
   virtual Selector default_selector() const { return kDefaultSelector; }
+  // How far a row of this backend's tables speaks for keys around it (core/table.hpp); the
+  // default: only rows of the key's forms and layout, for every entry at any distance.
+  virtual Reach reach() const { return {}; }
   virtual bool host_memory() const { return true; }
   // The execution resources of one Context: on the caller's stream when `stream` is not null
   // (a cudaStream_t on CUDA), else on resources of its own.

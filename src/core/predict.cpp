@@ -37,7 +37,10 @@ void compute(const Table& table, const Key& key, Selector selector, Lookup& out,
     return;
   }
   const auto& bucket = table.buckets[bucket_index(key)];
-  if (bucket.empty()) return;
+  if (bucket.empty()) {  // nothing to predict from: the nearest row within the table's reach
+    compute(table, key, Selector::nearest, out, nullptr);
+    return;
+  }
   const double q[4] = {log2_size(key.m), log2_size(key.n), log2_size(key.k), log2_size(key.batch)};
   struct Best {
     int index = -1;  // into bucket

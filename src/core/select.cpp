@@ -1,6 +1,7 @@
 #include "core/select.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "gemmroute/error.hpp"
@@ -99,6 +100,15 @@ std::string format_bits(const Row& row) {
   return out;
 }
 
+// The row's entry of the backend's vendor, when timed (the reach rule compares against it).
+const Entry* vendor_entry(const Row& row, const Backend& backend) {
+  const std::string_view vendor = backend.last_resort_vendor().spelling();
+  for (const Entry& e : row.entries) {
+    if (e.spelling == vendor) return e.timed ? &e : nullptr;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
@@ -135,12 +145,31 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
   Selection s;
   if (table) s.lookup = lookup ? *lookup : look_up(*table, key, ov.selector);
   const char* from = s.lookup.basis == Basis::predicted ? "predicted" : "row";
+  const Entry* vendor = s.lookup.basis == Basis::nearest && table->reach.vendor_growth > 0
+                            ? vendor_entry(*s.lookup.row, backend)
+                            : nullptr;
   for (std::size_t i = 0, n = s.lookup.size(); i < n; ++i) {
     const Entry& e = s.lookup.entry(*table, i);
     const Candidate& c = *e.candidate;
     if (!e.unrunnable.empty()) {
       note(e.spelling, e.unrunnable.c_str(), from);
       continue;
+    }
+    if (vendor && &e != vendor && e.timed) {
+      const double needed = (1 + kPredictMargin) *
+                            std::exp(table->reach.vendor_growth * s.lookup.distance),
+                   measured = vendor->median_us / e.median_us;
+      if (measured <= needed) {
+        if (trace) {
+          char why[200];
+          std::snprintf(why, sizeof why,
+                        "out of the row's reach: at distance %.2f it must beat %s by %.2fx, "
+                        "measured %.2fx",
+                        s.lookup.distance, vendor->spelling.c_str(), needed, measured);
+          note(e.spelling, why, from);
+        }
+        continue;
+      }
     }
     if (const char* why = route_refusal(c, ov.route)) {
       note(e.spelling, why, from);
@@ -215,7 +244,14 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
       out += explain_predicted(*table, key);
     } else if (l.row) {
       out += "row: " + describe_row(*l.row) + (l.basis == Basis::exact ? " (exact)" : "") + "\n";
-      out += "distance: " + fmt_distance(l.distance) + " (L1 over log2 m, n, k, batch)\n";
+      out += "distance: " + fmt_distance(l.distance) + " (L1 over log2 m, n, k, batch";
+      if (std::isfinite(table->reach.form_step)) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, ", + %g for each of ta, tb, layout that differs",
+                      table->reach.form_step);
+        out += buf;
+      }
+      out += ")\n";
     } else {
       out += "row: none for " + format_dtype(key.dtype) + " " + std::string(to_string(key.ta)) +
              " " + std::string(to_string(key.tb)) + " " + std::string(to_string(key.layout)) + "\n";

@@ -382,6 +382,7 @@ Table parse_table(std::string_view text, std::string path, std::vector<Diagnosti
 void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic>& diags) {
   table.tie_order.clear();
   for (const Candidate* c : backend.candidates()) table.tie_order.emplace_back(c->spelling());
+  table.reach = backend.reach();
   const std::string* be = table.fingerprint.get("backend");
   if (!be) {
     diags.push_back({1, 1, "missing 'fingerprint.backend'"});
@@ -493,35 +494,70 @@ double key_distance(const Key& a, const Key& b) noexcept {
 
 namespace {
 
-Nearest scan_nearest(const Table& table, const Key& key) noexcept {
-  Nearest best;
-  const double lm = log2_size(key.m), ln = log2_size(key.n), lk = log2_size(key.k),
-               lb = log2_size(key.batch);
-  const auto& bucket = table.buckets[bucket_index(key)];
+// Offers the rows of one bucket, each `offset` farther than its sizes say. `best` is replaced by
+// a nearer row, or by an equally near one of the same bucket that is lexicographically smaller:
+// between buckets, the one scanned first keeps a tie.
+void scan_bucket(const Table& table, std::size_t bucket_id, const double q[4], double offset,
+                 Nearest& best, std::size_t& best_bucket) noexcept {
+  const auto& bucket = table.buckets[bucket_id];
   auto consider = [&](const Table::Indexed& x) {
     const Row& r = table.rows[x.row];
     // The same sum, in the same order, as key_distance.
-    const double d = std::abs(lm - x.log2_sizes[0]) + std::abs(ln - x.log2_sizes[1]) +
-                     std::abs(lk - x.log2_sizes[2]) + std::abs(lb - x.log2_sizes[3]);
+    const double d = offset + (std::abs(q[0] - x.log2_sizes[0]) + std::abs(q[1] - x.log2_sizes[1]) +
+                               std::abs(q[2] - x.log2_sizes[2]) + std::abs(q[3] - x.log2_sizes[3]));
     auto lex = [](const Key& k) { return std::tie(k.m, k.n, k.k, k.batch); };
-    if (!best.row || d < best.distance || (d == best.distance && lex(r.key) < lex(best.row->key))) {
+    if (!best.row || d < best.distance ||
+        (d == best.distance && bucket_id == best_bucket && lex(r.key) < lex(best.row->key))) {
       best = {&r, d};
+      best_bucket = bucket_id;
     }
   };
-  // The bucket is sorted by log2 m, and |log2 m - row's| alone bounds the distance from below:
-  // walk outwards from the key's m and stop each way once that bound exceeds the best
-  // distance (rows at an equal bound may still tie, so they are visited).
+  // The bucket is sorted by log2 m, and offset + |log2 m - row's| alone bounds the distance
+  // from below: walk outwards from the key's m and stop each way once that bound exceeds the
+  // best distance (rows at an equal bound may still tie, so they are visited).
+  const double lm = q[0];
   auto mid =
       std::lower_bound(bucket.begin(), bucket.end(), lm,
                        [](const Table::Indexed& x, double v) { return x.log2_sizes[0] < v; });
   for (auto it = mid; it != bucket.end(); ++it) {
-    if (best.row && it->log2_sizes[0] - lm > best.distance) break;
+    if (best.row && offset + (it->log2_sizes[0] - lm) > best.distance) break;
     consider(*it);
   }
   for (auto it = mid; it != bucket.begin();) {
     --it;
-    if (best.row && lm - it->log2_sizes[0] > best.distance) break;
+    if (best.row && offset + (lm - it->log2_sizes[0]) > best.distance) break;
     consider(*it);
+  }
+}
+
+Nearest scan_nearest(const Table& table, const Key& key) noexcept {
+  Nearest best;
+  const double q[4] = {log2_size(key.m), log2_size(key.n), log2_size(key.k), log2_size(key.batch)};
+  std::size_t best_bucket = 0;
+  scan_bucket(table, bucket_index(key), q, 0, best, best_bucket);
+  const double step = table.reach.form_step;
+  if (!std::isfinite(step)) return best;
+  // The key's scalar in the other forms and layouts, fewest differing fields first, then in
+  // (ta, tb, layout) order; once the offset alone is no nearer than the best, nothing farther
+  // can win.
+  for (int differing = 1; differing <= 3; ++differing) {
+    const double offset = step * differing;
+    if (best.row && offset >= best.distance) break;
+    for (int ta = 0; ta < 3; ++ta) {
+      for (int tb = 0; tb < 3; ++tb) {
+        for (int layout = 0; layout < 2; ++layout) {
+          Key other = key;
+          other.ta = static_cast<Op>(ta);
+          other.tb = static_cast<Op>(tb);
+          other.layout = static_cast<Layout>(layout);
+          if ((other.ta != key.ta) + (other.tb != key.tb) + (other.layout != key.layout) !=
+              differing) {
+            continue;
+          }
+          scan_bucket(table, bucket_index(other), q, offset, best, best_bucket);
+        }
+      }
+    }
   }
   return best;
 }

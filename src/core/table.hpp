@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,6 +67,18 @@ struct Diagnostic {
   std::string message;
 };
 
+// How far a row's measurements reach beyond its own key, per backend (Backend::reach; rules and
+// evidence: docs/table-format.md, Look-up). A row of the key's scalar in another form or layout
+// counts `form_step` farther for each of ta, tb and layout that differs (infinity: never a
+// candidate). A nearest row at distance d speaks for an entry other than the vendor only when
+// it measured that entry faster than the vendor by more than (1 + margin) * exp(vendor_growth *
+// d) (0: whatever the distance).
+struct Reach {
+  double form_step = std::numeric_limits<double>::infinity();
+  double vendor_growth = 0;
+  bool operator==(const Reach&) const = default;
+};
+
 struct Table {
   std::string path;
   Fingerprint fingerprint;
@@ -80,6 +93,7 @@ struct Table {
   // The backend's candidates in tie-break order, by spelling (set by validate_table): the tie
   // rule applied to predicted times walks them in this order.
   std::vector<std::string> tie_order;
+  Reach reach;  // the backend's (set by validate_table)
 
   // Rows by (dtype, ta, tb, layout) with log2 of their sizes, filled by index(): the look-up
   // then costs four log2 per call and a few adds per row.
@@ -126,10 +140,12 @@ std::string format_diagnostic(const std::string& path, const Diagnostic& d);
 std::string write_table(const Table& table);
 std::string format_entry(const Entry& entry);  // "cpu.small@12.1us±0.8%"
 
-// The nearest row: L1 distance over log2 of m, n, k, batch (each clamped to >= 1), ties to the
-// row whose (m, n, k, batch) is lexicographically smallest. nullptr when no row has the exact
-// dtype, forms and layout. A pure function of (table, key), memoised in a small per-thread
-// cache (no allocation, no lock), so a repeated shape costs a hash probe, not a scan.
+// The nearest row: L1 distance over log2 of m, n, k, batch (each clamped to >= 1), plus
+// table.reach.form_step for each of ta, tb and layout that differs from the key's; ties to a row
+// of the key's own forms and layout, then to the row whose (m, n, k, batch) is lexicographically
+// smallest. nullptr when no row is within reach (the dtype always matches). A pure function of
+// (table, key), memoised in a small per-thread cache (no allocation, no lock), so a repeated shape
+// costs a hash probe, not a scan.
 struct Nearest {
   const Row* row = nullptr;
   double distance = 0;

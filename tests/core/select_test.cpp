@@ -1,6 +1,8 @@
 // Selection: a fixture table plus a problem yields the expected spelling.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 #include <tuple>
 
@@ -210,33 +212,44 @@ TEST_F(SelectTest, ExplainPrintsTheWalkAndTheChoiceLast) {
 TEST_F(SelectTest, LookUpEqualsAPlainScanOfEveryRow) {
   std::mt19937_64 rng(17);
   std::uniform_int_distribution<std::int64_t> size(1, 600), batch(1, 3000);
+  // Ties: fewer differing fields, then (ta, tb, layout), then (m, n, k, batch), smallest first.
   auto brute = [&](const Table& t, const Key& key) {
     Nearest best;
+    auto order = [&](const Key& k, double d) {
+      const int differing = (k.ta != key.ta) + (k.tb != key.tb) + (k.layout != key.layout);
+      return std::make_tuple(d, differing, k.ta, k.tb, k.layout, k.m, k.n, k.k, k.batch);
+    };
     for (const Row& r : t.rows) {
-      if (r.key.dtype != key.dtype || r.key.ta != key.ta || r.key.tb != key.tb ||
-          r.key.layout != key.layout) {
+      const int differing =
+          (r.key.ta != key.ta) + (r.key.tb != key.tb) + (r.key.layout != key.layout);
+      if (r.key.dtype != key.dtype || (differing > 0 && !std::isfinite(t.reach.form_step))) {
         continue;
       }
-      double d = key_distance(key, r.key);
-      auto lex = [](const Key& k) { return std::tie(k.m, k.n, k.k, k.batch); };
-      if (!best.row || d < best.distance ||
-          (d == best.distance && lex(r.key) < lex(best.row->key))) {
-        best = {&r, d};
-      }
+      const double d =
+          (differing > 0 ? t.reach.form_step * differing : 0) + key_distance(key, r.key);
+      if (!best.row || order(r.key, d) < order(best.row->key, best.distance)) best = {&r, d};
     }
     return best;
   };
-  Table copy = table_;
-  for (int i = 0; i < 2000; ++i) {
-    Key key{Scalar::f32, Op::N, Op::N, Layout::packed, size(rng), size(rng), size(rng),
-            batch(rng)};
-    if (i % 3 == 0) key = {Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 32};  // a tie
-    for (const Table* t : {&table_, &copy, &table_}) {
-      Nearest want = brute(*t, key), got = nearest_row(*t, key);
-      ASSERT_EQ(got.row, want.row) << to_string(key);
-      ASSERT_EQ(got.distance, want.distance);
+  for (const Reach reach : {Reach{}, Reach{0.5, 0}, Reach{2, 0}}) {
+    table_.reach = reach;
+    table_.index();
+    Table copy = table_;
+    for (int i = 0; i < 2000; ++i) {
+      const Op ops[] = {Op::N, Op::T};
+      Key key{
+          Scalar::f32, ops[i % 2], ops[(i / 2) % 2], i % 5 == 0 ? Layout::strided : Layout::packed,
+          size(rng),   size(rng),  size(rng),        batch(rng)};
+      if (i % 3 == 0) key = {Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 32};  // a tie
+      for (const Table* t : {&table_, &copy, &table_}) {
+        Nearest want = brute(*t, key), got = nearest_row(*t, key);
+        ASSERT_EQ(got.row, want.row) << to_string(key) << " form_step " << reach.form_step;
+        ASSERT_EQ(got.distance, want.distance);
+      }
     }
   }
+  table_.reach = {};
+  table_.index();
   // Change the table and index again: the old memo must not answer.
   Key key{Scalar::f32, Op::N, Op::N, Layout::packed, 8, 8, 8, 1000};
   ASSERT_EQ(nearest_row(table_, key).row->key.m, 8);
@@ -244,6 +257,56 @@ TEST_F(SelectTest, LookUpEqualsAPlainScanOfEveryRow) {
   table_.index();
   EXPECT_EQ(nearest_row(table_, key).row, brute(table_, key).row);
   EXPECT_NE(nearest_row(table_, key).row->key.m, 8);
+}
+
+// A backend's reach (core/table.hpp): rows of other forms and layouts at a penalty per differing
+// field, ties to fewer differing fields and then to (ta, tb, layout) order.
+TEST_F(SelectTest, ReachTakesRowsOfOtherFormsAtAPenalty) {
+  auto p = problem(Scalar::f32, Op::T, Op::T, 8, 8, 8, 1000);
+  EXPECT_EQ(nearest_row(table_, key_of(p)).row, nullptr);  // the default: own forms only
+  EXPECT_EQ(choose(p, nearest()), "cpu.direct");           // the last resort
+
+  table_.reach = {0.5, 0};
+  table_.index();
+  Nearest n = nearest_row(table_, key_of(p));
+  ASSERT_NE(n.row, nullptr);
+  EXPECT_EQ(to_string(n.row->key), "f32 T N packed 8 8 8 1000");  // one field differs
+  EXPECT_EQ(n.distance, 0.5);
+  // Strided: T N packed (tb, layout) and N N strided (ta, tb) both differ in two fields; N sorts
+  // before T, so the N N strided row, whose entry is openblas.
+  Key strided = key_of(p);
+  strided.layout = Layout::strided;
+  n = nearest_row(table_, strided);
+  ASSERT_NE(n.row, nullptr);
+  EXPECT_EQ(to_string(n.row->key), "f32 N N strided 8 8 8 1000");
+  EXPECT_EQ(n.distance, 1.0);
+  // Never another scalar.
+  EXPECT_EQ(nearest_row(table_, key_of(problem(Scalar::f64, Op::N, Op::N, 8, 8, 8, 1000))).row,
+            nullptr);
+}
+
+TEST_F(SelectTest, ReachAsksMoreOfANativeEntryTheFartherItsRow) {
+  // The row f32 N N packed 64 64 64 64: cpu.direct 5 us, openblas (the vendor) 6 us: 1.2x.
+  auto exact = problem(Scalar::f32, Op::N, Op::N, 64, 64, 64, 64);
+  auto off = problem(Scalar::f32, Op::N, Op::N, 64, 64, 64, 128);  // distance 1
+  table_.reach = {std::numeric_limits<double>::infinity(), 0.2};
+  table_.index();
+  EXPECT_EQ(choose(exact, nearest()), "cpu.direct");  // an exact row is taken as measured
+  Trace trace;
+  // At distance 1 the native entry must beat the vendor by 1.03 * e^0.2 = 1.26x.
+  EXPECT_EQ(choose(off, nearest(), &trace), "openblas");
+  ASSERT_FALSE(trace.steps.empty());
+  EXPECT_EQ(trace.steps.front().spelling, "cpu.direct");
+  EXPECT_EQ(trace.steps.front().reason,
+            "out of the row's reach: at distance 1.00 it must beat openblas by 1.26x, measured "
+            "1.20x");
+  table_.reach.vendor_growth = 0.1;  // 1.03 * e^0.1 = 1.14x: the row's 1.2x is enough
+  table_.index();
+  EXPECT_EQ(choose(off, nearest()), "cpu.direct");
+  // A row without a timed vendor entry is walked as it is.
+  table_.reach.vendor_growth = 5;
+  table_.index();
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 4, 4, 4, 80), nearest()), "cpu.direct");
 }
 
 TEST_F(SelectTest, FingerprintMismatchIsReported) {
