@@ -28,7 +28,11 @@ auto lex(const Key& k) {
 // Everything a look-up computes; `detail` (explain) is filled when given.
 void compute(const Table& table, const Key& key, Selector selector, Lookup& out,
              PredictionDetail* detail) {
-  out = Lookup{};
+  out.basis = Basis::none;  // field by field: `ranked` is written only as far as `count`
+  out.row = nullptr;
+  out.distance = 0;
+  out.corners = 0;
+  out.count = 0;
   if (selector == Selector::nearest) {
     Nearest n = nearest_row(table, key);
     out.row = n.row;
@@ -206,20 +210,24 @@ const Entry& Lookup::entry(const Table& table, std::size_t i) const noexcept {
 }
 
 Lookup look_up(const Table& table, const Key& key, Selector selector) noexcept {
+  Lookup out;
+  look_up(table, key, selector, out);
+  return out;
+}
+
+void look_up(const Table& table, const Key& key, Selector selector, Lookup& out) noexcept {
   // nearest_row keeps a memo of its own.
   if (selector == Selector::nearest || table.index_id == 0) {
-    Lookup out;
     compute(table, key, selector, out, nullptr);
-    return out;
+    return;
   }
   thread_local std::array<Memo, 64> memo;
   Memo& m = memo[memo_slot(key)];
   if (m.table_id == table.index_id && m.key == key) {
-    Lookup out = m.lookup;
+    out = m.lookup;
     out.row = m.has_row ? &table.rows[m.row] : nullptr;
-    return out;
+    return;
   }
-  Lookup out;
   compute(table, key, selector, out, nullptr);
   m.table_id = table.index_id;
   m.key = key;
@@ -227,7 +235,6 @@ Lookup look_up(const Table& table, const Key& key, Selector selector) noexcept {
   m.row = out.row ? static_cast<std::uint32_t>(out.row - table.rows.data()) : 0;
   m.lookup = out;
   m.lookup.row = nullptr;
-  return out;
 }
 
 PredictionDetail explain_prediction(const Table& table, const Key& key) {

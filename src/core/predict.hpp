@@ -38,9 +38,11 @@ inline constexpr int kMaxRanked = 24;
 // predicted time; none when the table has no row for the key's dtype, forms and layout.
 enum class Basis : std::uint8_t { none, exact, nearest, predicted };
 
+// Left uninitialised where a Lookup is made (each call makes one): only the first `count` are
+// ever written or read.
 struct Ranked {
-  std::uint32_t slot = 0;  // the candidate: Table::slots
-  float predicted_us = 0;
+  std::uint32_t slot;  // the candidate: Table::slots
+  float predicted_us;
 };
 
 struct Lookup {
@@ -49,7 +51,7 @@ struct Lookup {
   double distance = 0;       // the row's L1 distance from the key in log2 space
   int corners = 0;           // predicted: the rows it was predicted from
   int count = 0;             // predicted: ranked candidates
-  std::array<Ranked, kMaxRanked> ranked{};
+  std::array<Ranked, kMaxRanked> ranked;
 
   std::size_t size() const noexcept;
   // The i-th entry of the walk (i < size()): the row's, or the ranked candidate's.
@@ -59,6 +61,8 @@ struct Lookup {
 // A pure function of (table, key, selector), memoised per thread (a repeated key costs a hash
 // probe); no allocation.
 Lookup look_up(const Table& table, const Key& key, Selector selector) noexcept;
+// The same, written into `out` (the call path's Selection holds one).
+void look_up(const Table& table, const Key& key, Selector selector, Lookup& out) noexcept;
 
 // What explain shows of a predicted look-up: the corner rows with their weights, and every
 // candidate's prediction in walk order.

@@ -113,6 +113,7 @@ const Entry* vendor_entry(const Row& row, const Backend& backend) {
 
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
                  const Exec& exec, const Overrides& ov, Trace* trace, const Lookup* lookup) {
+  Selection s;  // every return is this one, so the caller's is filled in place
   auto note = [trace](std::string_view spelling, const char* reason, const char* from) {
     if (trace) add_step(*trace, spelling, reason, from);
   };
@@ -139,11 +140,18 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
           "pin '" + std::string(ov.pin) + "' cannot run " + to_string(key) + ": " + v.reason);
     }
     if (trace) note(c->spelling(), nullptr, "pin");  // spelling() is a virtual call
-    return {c, Source::pin, {}};
+    s.candidate = c;
+    s.source = Source::pin;
+    return s;
   }
 
-  Selection s;
-  if (table) s.lookup = lookup ? *lookup : look_up(*table, key, ov.selector);
+  if (table) {
+    if (lookup) {
+      s.lookup = *lookup;
+    } else {
+      look_up(*table, key, ov.selector, s.lookup);  // in place: nothing zeroed or copied
+    }
+  }
   const char* from = s.lookup.basis == Basis::predicted ? "predicted" : "row";
   const Entry* vendor = s.lookup.basis == Basis::nearest && table->reach.vendor_growth > 0
                             ? vendor_entry(*s.lookup.row, backend)
