@@ -157,7 +157,9 @@ TEST(CudaMixed, EveryCandidateRunsOrRefusesWithAReason) {
       const auto c0 = x.c;
       OnDevice dev(x);
       const Verdict v = runnable(*c, dev.p, *Gpu::get().exec);
-      if (c->provider() == Provider::native) EXPECT_FALSE(v.ok) << "a native kernel ran it";
+      if (c->provider() == Provider::native) {
+        EXPECT_FALSE(v.ok) << "a native kernel ran it";
+      }
       if (v.ok) {
         EXPECT_NO_THROW(c->launch(dev.p, *Gpu::get().exec));
         Gpu::get().sync();
