@@ -47,6 +47,7 @@ LaunchArm auto_arm(Context& ctx, std::string& choice) {
   detail::ContextState& st = detail::Access::state(ctx);
   return {"auto",
           [&st, &choice](const Problem& p) {
+            if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
             try {
               // The Context's own overrides: GEMMROUTE_PIN and _ROUTE steer auto here too.
               auto s = select(p, key_of(p), st.table.get(), *st.backend, *st.exec,

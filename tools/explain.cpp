@@ -54,9 +54,12 @@ int explain(const Argv& argv) {
       {});
   if (args.help()) {
     std::puts(
-        "usage: gemmroute explain [--device cpu] --dtype f32|f64|c32|c64 --ta N|T|C --tb N|T|C\n"
+        "usage: gemmroute explain [--device cpu] --dtype DTYPE --ta N|T|C --tb N|T|C\n"
         "                         --m M --n N --k K [--batch B] [--layout packed|strided]\n"
         "                         [--table FILE] [--pin SPELLING] [--route auto|native|vendor]\n"
+        "\n"
+        "DTYPE: f32, f64, c32, c64, bf16, f16 (bf16 and f16: C of the same type, f32 compute),\n"
+        "or in:out:compute: bf16:f32:f32, f16:f32:f32, f32:f32:tf32.\n"
         "\n"
         "Prints the key, the table file, the nearest row and its distance, every entry of the\n"
         "walk (runs, or skipped: reason) and last `choice: <spelling>`. GEMMROUTE_TABLE,\n"

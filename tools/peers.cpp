@@ -52,6 +52,7 @@ void cblas_gemm(const Problem& p, const T* a, const T* b, T* c) {
 
 Verdict openblas_can_run(const Problem& p) {
   if (!cpu::openblas_library().ok()) return Verdict::no("library not found (OpenBLAS)");
+  if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
   if (!fits_int(p)) return Verdict::no("exceeds OpenBLAS's 32-bit int");
   return Verdict::yes();
 }
@@ -106,7 +107,8 @@ PeerArm openblas_batch() {
            [](const Problem& p) {
              static const char* names[] = {"cblas_sgemm_batch", "cblas_dgemm_batch",
                                            "cblas_cgemm_batch", "cblas_zgemm_batch"};
-             if (!openblas_symbol(names[static_cast<int>(p.dtype)])) {
+             if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
+             if (!openblas_symbol(names[static_cast<int>(p.dtype.in)])) {
                return Verdict::no("this OpenBLAS has no cblas_?gemm_batch");
              }
              return openblas_can_run(p);
@@ -116,7 +118,7 @@ PeerArm openblas_batch() {
                static const char* names[] = {"cblas_sgemm_batch", "cblas_dgemm_batch",
                                              "cblas_cgemm_batch", "cblas_zgemm_batch"};
                const auto fn =
-                   reinterpret_cast<CblasBatch<T>>(openblas_symbol(names[int(p.dtype)]));
+                   reinterpret_cast<CblasBatch<T>>(openblas_symbol(names[int(p.dtype.in)]));
                // The pointer arrays a user keeps for the batch (filled per call: the operand
                // sets rotate under the same shape).
                ptrs->a.resize(p.batch);
@@ -163,6 +165,7 @@ XsmmKernel<T> xsmm_dispatch(const Problem& p, std::int64_t n, int ldc, bool beta
 
 Verdict xsmm_static_checks(const Problem& p) {
   if (!cpu::libxsmm_library().ok()) return Verdict::no("library not found (LIBXSMM)");
+  if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
   if (is_complex(p.dtype)) return Verdict::no("LIBXSMM has no complex GEMM");
   if (p.ta != Op::N) return Verdict::no("LIBXSMM 1.17 dispatches op(A) = A only");
   if (!fits_int(p)) return Verdict::no("exceeds LIBXSMM's 32-bit int");
@@ -263,7 +266,7 @@ PeerArm libxsmm_batch() {
              if (p.pointer_array()) return Verdict::no("pointer arrays: not measured here");
              // Its own test of "small" (LIBXSMM_SMM_AI); above it, it falls back to the BLAS
              // (none is linked into the relinked LIBXSMM).
-             const double m = p.m, n = p.n, k = p.k, size = double(size_of(p.dtype));
+             const double m = p.m, n = p.n, k = p.k, size = double(size_of(p.dtype.in));
              if (2 * m * n * k > size * 4 * (m * k + k * n + 2 * m * n)) {
                return Verdict::no("libxsmm_mmbatch falls back to BLAS for this shape");
              }
@@ -330,8 +333,9 @@ void blis_gemm(const Problem& p, const T* a, const T* b, T* c, long long threads
   }
 }
 
-Verdict blis_can_run(const Problem&) {
+Verdict blis_can_run(const Problem& p) {
   if (!cpu::blis_library().ok()) return Verdict::no("library not found (BLIS)");
+  if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
   return Verdict::yes();
 }
 

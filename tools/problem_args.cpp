@@ -4,7 +4,7 @@
 
 namespace gemmroute::cli {
 
-Problem placeholder_problem(Scalar dtype, Op ta, Op tb, std::int64_t m, std::int64_t n,
+Problem placeholder_problem(DType dtype, Op ta, Op tb, std::int64_t m, std::int64_t n,
                             std::int64_t k, std::int64_t batch, Layout layout) {
   Problem p;
   p.dtype = dtype;

@@ -10,7 +10,7 @@ namespace gemmroute::cli {
 // Options this takes: dtype ta tb m n k batch layout.
 Problem problem_from_args(const Args& args);
 // The same shape with placeholder pointers: ld == rows for packed, rows + 1 for strided.
-Problem placeholder_problem(Scalar dtype, Op ta, Op tb, std::int64_t m, std::int64_t n,
+Problem placeholder_problem(DType dtype, Op ta, Op tb, std::int64_t m, std::int64_t n,
                             std::int64_t k, std::int64_t batch, Layout layout);
 
 }  // namespace gemmroute::cli

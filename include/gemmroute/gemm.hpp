@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 #include "gemmroute/context.hpp"
 #include "gemmroute/options.hpp"
@@ -45,11 +46,51 @@ void gemm(Context& ctx, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64
   gemm(ctx, Order::col_major, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch, options);
 }
 
+// Mixed precision: A and B of bfloat16 or float16, C of the same type or float, computed in
+// f32 (dtype bf16, bf16:f32:f32, f16 or f16:f32:f32). alpha and beta are floats; C is rounded
+// to its type once, from the f32 result.
+template <class In, class Out>
+concept MixedTypes = (std::is_same_v<In, bfloat16> ||
+                      std::is_same_v<In, float16>)&&(std::is_same_v<Out, In> ||
+                                                     std::is_same_v<Out, float>);
+
+template <class In, class Out>
+requires MixedTypes<In, Out>
+void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
+          float alpha, const In* a, std::int64_t lda, std::int64_t stride_a, const In* b,
+          std::int64_t ldb, std::int64_t stride_b, float beta, Out* c, std::int64_t ldc,
+          std::int64_t stride_c, std::int64_t batch, const Options& options = {});
+
+template <class In, class Out>
+requires MixedTypes<In, Out>
+void gemm(Context& ctx, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+          const In* a, std::int64_t lda, std::int64_t stride_a, const In* b, std::int64_t ldb,
+          std::int64_t stride_b, float beta, Out* c, std::int64_t ldc, std::int64_t stride_c,
+          std::int64_t batch, const Options& options = {}) {
+  gemm(ctx, Order::col_major, ta, tb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c,
+       ldc, stride_c, batch, options);
+}
+
+template <class In, class Out>
+requires MixedTypes<In, Out>
+void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
+          float alpha, const In* const* a, std::int64_t lda, const In* const* b, std::int64_t ldb,
+          float beta, Out* const* c, std::int64_t ldc, std::int64_t batch,
+          const Options& options = {});
+
+template <class In, class Out>
+requires MixedTypes<In, Out>
+void gemm(Context& ctx, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+          const In* const* a, std::int64_t lda, const In* const* b, std::int64_t ldb, float beta,
+          Out* const* c, std::int64_t ldc, std::int64_t batch, const Options& options = {}) {
+  gemm(ctx, Order::col_major, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch, options);
+}
+
 // One item of a heterogeneous (grouped) batch. Make it with make_item so the scalar and the
 // pointers agree. Scalars are held by value and must be values of dtype: real for f32 and f64,
 // floats for f32 and c32 (make_item guarantees it); anything else is an Error.
 struct GemmItem {
-  Scalar dtype = Scalar::f32;
+  DType dtype = Scalar::f32;
   Order order = Order::col_major;
   Op ta = Op::N, tb = Op::N;
   std::int64_t m = 0, n = 0, k = 0;

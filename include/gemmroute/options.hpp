@@ -18,6 +18,10 @@ struct Options {
   std::string pin;             // a candidate spelling that must run, or an Error says why not
   std::optional<Route> route;  // restricts the walk; unset means the environment, else auto
   std::string table;           // a table file used instead of the device's default
+  // f32 calls compute in TF32 (dtype f32:f32:tf32): each product's operands rounded to 10
+  // mantissa bits, summed in f32. Faster on tensor cores, less exact; never used unless set
+  // here. Other scalars are unaffected.
+  bool tf32 = false;
 };
 
 }  // namespace gemmroute

@@ -152,9 +152,9 @@ Overrides ContextState::pinned_overrides(const Options& options) {
 std::size_t ContextState::CachedKeyHash::operator()(const CachedKey& c) const noexcept {
   const Key& k = c.key;
   std::uint64_t h = c.table_id * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(c.selector);
-  for (std::uint64_t v :
-       {std::uint64_t(k.dtype), std::uint64_t(k.ta), std::uint64_t(k.tb), std::uint64_t(k.layout),
-        std::uint64_t(k.m), std::uint64_t(k.n), std::uint64_t(k.k), std::uint64_t(k.batch)}) {
+  for (std::uint64_t v : {std::uint64_t(dtype_bits(k.dtype)), std::uint64_t(k.ta),
+                          std::uint64_t(k.tb), std::uint64_t(k.layout), std::uint64_t(k.m),
+                          std::uint64_t(k.n), std::uint64_t(k.k), std::uint64_t(k.batch)}) {
     h = (h ^ v) * 0x100000001B3ull;
   }
   return static_cast<std::size_t>(h ^ (h >> 31));

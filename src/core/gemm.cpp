@@ -62,9 +62,15 @@ const Candidate& choose(detail::ContextState& st, const Problem& p, const Table*
   return choose_logged(st, p, key, table, ov, lookup);
 }
 
+// Options::tf32 asks f32 calls to compute in TF32; nothing else changes.
+void apply_precision(Problem& p, const Options& options) {
+  if (options.tf32 && p.dtype == Scalar::f32) p.dtype.compute = Compute::tf32;
+}
+
 void run(Context& ctx, Problem& p, const Options& options, bool swapped) {
   detail::ContextState& st = detail::Access::state(ctx);
   check_options(options);
+  apply_precision(p, options);
   validate(p, swapped, st.host_memory);
   if (is_noop(p)) return;
   const Table* table = st.table_for(options);
@@ -80,12 +86,14 @@ struct Prepared {
   void* c;
 };
 
-Prepared prepare_item(const GemmItem& it, std::size_t index, bool read_pointer_arrays) {
+Prepared prepare_item(const GemmItem& it, std::size_t index, bool read_pointer_arrays,
+                      const Options& options) {
   try {
     check_order(it.order, "order");
     Prepared pr{};
     Problem& p = pr.problem;
     p.dtype = it.dtype;
+    apply_precision(p, options);
     p.ta = it.ta;
     p.tb = it.tb;
     p.m = it.m;
@@ -121,9 +129,9 @@ Prepared prepare_item(const GemmItem& it, std::size_t index, bool read_pointer_a
 
 // What items of one group share, scalars by their bits: NaN equals itself here (and -0 differs
 // from 0), so the ordering is total and an item joins only a group of exactly its arguments.
-using GroupKey = std::tuple<Scalar, Op, Op, std::int64_t, std::int64_t, std::int64_t, std::uint64_t,
-                            std::uint64_t, std::uint64_t, std::uint64_t, std::int64_t, std::int64_t,
-                            std::int64_t>;
+using GroupKey = std::tuple<std::uint32_t, Op, Op, std::int64_t, std::int64_t, std::int64_t,
+                            std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t,
+                            std::int64_t, std::int64_t, std::int64_t>;
 
 std::uint64_t group_hash(const GroupKey& k) noexcept {
   std::uint64_t h = 0xcbf29ce484222325ull;
@@ -136,7 +144,7 @@ std::uint64_t group_hash(const GroupKey& k) noexcept {
 
 GroupKey group_key(const Problem& p) {
   auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
-  return {p.dtype,
+  return {dtype_bits(p.dtype),
           p.ta,
           p.tb,
           p.m,
@@ -175,8 +183,13 @@ std::complex<double> widen(const T& v) {
 template <class T>
 Problem sized_problem(Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
                       std::int64_t batch, const T& alpha, const T& beta, Operand a, Operand b,
-                      Operand c) {
-  return Problem{scalar_of_v<T>, ta, tb, m, n, k, batch, widen(alpha), widen(beta), a, b, c};
+                      Operand c, DType dtype = scalar_of_v<T>) {
+  return Problem{dtype, ta, tb, m, n, k, batch, widen(alpha), widen(beta), a, b, c};
+}
+
+template <class In, class Out>
+constexpr DType mixed_dtype() {
+  return DType(scalar_of_v<In>, scalar_of_v<Out>, Compute::f32);
 }
 
 template <class T>
@@ -207,6 +220,37 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
   run(ctx, p, options, swapped);
 }
 
+template <class In, class Out>
+requires MixedTypes<In, Out>
+void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
+          float alpha, const In* a, std::int64_t lda, std::int64_t stride_a, const In* b,
+          std::int64_t ldb, std::int64_t stride_b, float beta, Out* c, std::int64_t ldc,
+          std::int64_t stride_c, std::int64_t batch, const Options& options) {
+  Problem p = sized_problem(ta, tb, m, n, k, batch, alpha, beta, {a, nullptr, lda, stride_a},
+                            {b, nullptr, ldb, stride_b}, {c, nullptr, ldc, stride_c},
+                            mixed_dtype<In, Out>());
+  check_order(order, "order");
+  const bool swapped = order == Order::row_major;
+  if (swapped) swap_for_row_major(p);
+  run(ctx, p, options, swapped);
+}
+
+template <class In, class Out>
+requires MixedTypes<In, Out>
+void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
+          float alpha, const In* const* a, std::int64_t lda, const In* const* b, std::int64_t ldb,
+          float beta, Out* const* c, std::int64_t ldc, std::int64_t batch, const Options& options) {
+  Problem p = sized_problem(ta, tb, m, n, k, batch, alpha, beta,
+                            {nullptr, reinterpret_cast<const void* const*>(a), lda, 0},
+                            {nullptr, reinterpret_cast<const void* const*>(b), ldb, 0},
+                            {nullptr, reinterpret_cast<const void* const*>(c), ldc, 0},
+                            mixed_dtype<In, Out>());
+  check_order(order, "order");
+  const bool swapped = order == Order::row_major;
+  if (swapped) swap_for_row_major(p);
+  run(ctx, p, options, swapped);
+}
+
 void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& options) {
   detail::ContextState& st = detail::Access::state(ctx);
   check_options(options);
@@ -216,7 +260,7 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
   std::vector<Prepared> prepared;
   prepared.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i)
-    prepared.push_back(prepare_item(items[i], i, true));
+    prepared.push_back(prepare_item(items[i], i, true, options));
 
   // Group by everything a pointer-array batch shares, groups in order of first appearance and
   // items in their order: each item's group, then every group's operands in one flat array
@@ -303,5 +347,21 @@ GEMMROUTE_INSTANTIATE(double)
 GEMMROUTE_INSTANTIATE(std::complex<float>)
 GEMMROUTE_INSTANTIATE(std::complex<double>)
 #undef GEMMROUTE_INSTANTIATE
+
+#define GEMMROUTE_INSTANTIATE_MIXED(In, Out)                                                       \
+  template void gemm<In, Out>(Context&, Order, Op, Op, std::int64_t, std::int64_t, std::int64_t,   \
+                              float, const In*, std::int64_t, std::int64_t, const In*,             \
+                              std::int64_t, std::int64_t, float, Out*, std::int64_t, std::int64_t, \
+                              std::int64_t, const Options&);                                       \
+  template void gemm<In, Out>(Context&, Order, Op, Op, std::int64_t, std::int64_t, std::int64_t,   \
+                              float, const In* const*, std::int64_t, const In* const*,             \
+                              std::int64_t, float, Out* const*, std::int64_t, std::int64_t,        \
+                              const Options&);
+
+GEMMROUTE_INSTANTIATE_MIXED(bfloat16, bfloat16)
+GEMMROUTE_INSTANTIATE_MIXED(bfloat16, float)
+GEMMROUTE_INSTANTIATE_MIXED(float16, float16)
+GEMMROUTE_INSTANTIATE_MIXED(float16, float)
+#undef GEMMROUTE_INSTANTIATE_MIXED
 
 }  // namespace gemmroute

@@ -22,17 +22,40 @@ void fail(KeyError* error, const Field& f, std::string_view name, std::string pr
 
 }  // namespace
 
-// Today a dtype is a scalar, spelt as the API names it.
 std::optional<DType> parse_dtype(std::string_view t) noexcept {
-  return parse_scalar(t);
+  const auto first = t.find(':');
+  if (first == std::string_view::npos) {
+    auto s = parse_scalar(t);
+    if (!s) return std::nullopt;
+    return DType(*s);
+  }
+  const auto second = t.find(':', first + 1);
+  if (second == std::string_view::npos) return std::nullopt;
+  auto in = parse_scalar(t.substr(0, first));
+  auto out = parse_scalar(t.substr(first + 1, second - first - 1));
+  auto compute = parse_compute(t.substr(second + 1));
+  if (!in || !out || !compute) return std::nullopt;
+  const DType d(*in, *out, *compute);
+  if (!is_supported(d)) return std::nullopt;
+  return d;
 }
 
-std::string format_dtype(DType dtype) {
-  return std::string(to_string(dtype));
+std::string format_dtype(DType d) {
+  if (d == DType(d.in)) return std::string(to_string(d.in));
+  std::string s(to_string(d.in));
+  s += ':';
+  s += to_string(d.out);
+  s += ':';
+  s += to_string(d.compute);
+  return s;
+}
+
+std::string to_string(DType d) {
+  return format_dtype(d);
 }
 
 std::string_view dtype_choices() noexcept {
-  return "f32, f64, c32 or c64";
+  return "f32, f64, c32, c64, bf16, f16, bf16:f32:f32, f16:f32:f32 or f32:f32:tf32";
 }
 
 std::string_view to_string(Layout layout) noexcept {

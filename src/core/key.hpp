@@ -17,9 +17,10 @@ namespace gemmroute {
 enum class Layout : std::uint8_t { packed, strided };
 
 // The dtype field is one token, parsed and printed by the two functions below and nowhere
-// else. Today it names the scalar (`f32`); a dtype that splits into input, output and compute
-// types will be a longer token of the same field (`bf16:f32:f32`), so readers never split it.
-using DType = Scalar;
+// else: `in:out:compute` (`bf16:f32:f32`, `f32:f32:tf32`), or one name where the dtype is its
+// input's default (`f32` is f32:f32:f32, `bf16` is bf16:bf16:f32). Printing always gives the
+// short form where there is one, so every file written before these types existed reads and
+// prints unchanged (docs/decisions.md).
 
 // Exact dtype, forms and layout; sizes matched by log2 distance (docs/table-format.md).
 struct Key {
@@ -33,7 +34,7 @@ struct Key {
 
 // C folds to T for real scalars. Everything that looks at a problem or a key sees the folded
 // form.
-inline Op fold_op(Scalar dtype, Op op) noexcept {
+inline Op fold_op(DType dtype, Op op) noexcept {
   return (!is_complex(dtype) && op == Op::C) ? Op::T : op;
 }
 
@@ -49,7 +50,7 @@ std::optional<Op> parse_form(std::string_view token) noexcept;
 // A whole number from 1 to kMaxKeySize, the whole token (no sign, space or suffix).
 std::optional<std::int64_t> parse_key_size(std::string_view token) noexcept;
 
-// What each field accepts, for messages: "f32, f64, c32 or c64".
+// What each field accepts, for messages.
 std::string_view dtype_choices() noexcept;
 
 // One field of a line being read: its text and its 1-based column there, for messages.

@@ -40,6 +40,26 @@ std::string_view to_string(Scalar s) noexcept {
       return "c32";
     case Scalar::c64:
       return "c64";
+    case Scalar::bf16:
+      return "bf16";
+    case Scalar::f16:
+      return "f16";
+  }
+  return "?";
+}
+
+std::string_view to_string(Compute c) noexcept {
+  switch (c) {
+    case Compute::f32:
+      return "f32";
+    case Compute::f64:
+      return "f64";
+    case Compute::c32:
+      return "c32";
+    case Compute::c64:
+      return "c64";
+    case Compute::tf32:
+      return "tf32";
   }
   return "?";
 }
@@ -73,6 +93,15 @@ std::optional<Scalar> parse_scalar(std::string_view t) noexcept {
   if (t == "f64") return Scalar::f64;
   if (t == "c32") return Scalar::c32;
   if (t == "c64") return Scalar::c64;
+  if (t == "bf16") return Scalar::bf16;
+  if (t == "f16") return Scalar::f16;
+  return std::nullopt;
+}
+
+std::optional<Compute> parse_compute(std::string_view t) noexcept {
+  for (Compute c : {Compute::f32, Compute::f64, Compute::c32, Compute::c64, Compute::tf32}) {
+    if (t == to_string(c)) return c;
+  }
   return std::nullopt;
 }
 

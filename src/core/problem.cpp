@@ -43,18 +43,18 @@ bool extent_fits(std::int64_t ld, std::int64_t cols, std::int64_t stride, std::i
   return !__builtin_mul_overflow(total, elem, &bytes);
 }
 
-bool valid_scalar(Scalar s) {
-  return s == Scalar::f32 || s == Scalar::f64 || s == Scalar::c32 || s == Scalar::c64;
-}
-
-// Whether a scalar argument (held as complex<double>) is a value of the problem's type: real
-// for real types, and a float for f32 and c32. Anything else would run as another value.
-bool holds_value(Scalar dtype, std::complex<double> v) {
+// Whether a scalar argument (held as complex<double>) is a value of the problem's compute
+// type: real for real types, and a float for f32, c32 and TF32. Anything else would run as
+// another value.
+bool holds_value(DType dtype, std::complex<double> v) {
   auto is_float = [](double x) {
     return std::isnan(x) || static_cast<double>(static_cast<float>(x)) == x;
   };
   if (!is_complex(dtype) && v.imag() != 0.0) return false;
-  if (dtype == Scalar::f32 || dtype == Scalar::c32) return is_float(v.real()) && is_float(v.imag());
+  const Compute c = dtype.compute;
+  if (c == Compute::f32 || c == Compute::c32 || c == Compute::tf32) {
+    return is_float(v.real()) && is_float(v.imag());
+  }
   return true;
 }
 
@@ -69,7 +69,7 @@ bool valid_op(Op op) {
 // apart and the pointers that are read set. Whatever it does not clear goes through
 // validate_in_order, which names the first bad argument.
 bool clearly_valid(const Problem& p) noexcept {
-  if (!valid_scalar(p.dtype) || !valid_op(p.ta) || !valid_op(p.tb) || p.pointer_array()) {
+  if (!is_supported(p.dtype) || !valid_op(p.ta) || !valid_op(p.tb) || p.pointer_array()) {
     return false;
   }
   const auto bits = static_cast<std::uint64_t>(p.m | p.n | p.k | p.batch | p.a.ld | p.b.ld |
@@ -88,9 +88,13 @@ bool clearly_valid(const Problem& p) noexcept {
 
 // Every check in the documented order; the first that fails throws, naming its argument.
 [[gnu::noinline]] void validate_in_order(Problem& p, bool swapped, bool read_pointer_arrays) {
-  if (!valid_scalar(p.dtype)) {
+  if (!is_supported(p.dtype)) {
+    const DType d = p.dtype;
     fail("dtype", swapped,
-         "not one of f32, f64, c32, c64 (" + num(static_cast<int>(p.dtype)) + ")");
+         "not a supported combination of input, output and compute types (" +
+             num(static_cast<int>(d.in)) + ":" + num(static_cast<int>(d.out)) + ":" +
+             num(static_cast<int>(d.compute)) + "; supported: " + std::string(dtype_choices()) +
+             ")");
   }
   if (!valid_op(p.ta)) fail("ta", swapped, "not one of N, T, C");
   if (!valid_op(p.tb)) fail("tb", swapped, "not one of N, T, C");
@@ -99,9 +103,9 @@ bool clearly_valid(const Problem& p) noexcept {
   if (p.k < 0) fail("k", swapped, "negative (" + num(p.k) + ")");
   if (p.batch < 0) fail("batch", swapped, "negative (" + num(p.batch) + ")");
   if (!holds_value(p.dtype, p.alpha))
-    fail("alpha", swapped, "not a value of " + std::string(to_string(p.dtype)));
+    fail("alpha", swapped, "not a value of " + std::string(to_string(p.dtype.compute)));
   if (!holds_value(p.dtype, p.beta))
-    fail("beta", swapped, "not a value of " + std::string(to_string(p.dtype)));
+    fail("beta", swapped, "not a value of " + std::string(to_string(p.dtype.compute)));
   p.ta = fold_op(p.dtype, p.ta);
   p.tb = fold_op(p.dtype, p.tb);
 
@@ -116,18 +120,20 @@ bool clearly_valid(const Problem& p) noexcept {
   // Every operand's extent fits 64 bits in bytes: per item (named by its ld), then over the
   // batch (named by its stride).
   const bool strided = !p.pointer_array();
-  const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
+  const auto elem_in = static_cast<std::int64_t>(size_of(p.dtype.in));
+  const auto elem_out = static_cast<std::int64_t>(size_of(p.dtype.out));
   struct Extent {
     std::string_view ld, stride;
     const Operand& op;
     std::int64_t cols;
     const char* which;
+    std::int64_t elem;
   };
-  const Extent extents[] = {{"lda", "stride_a", p.a, p.cols_a(), "A"},
-                            {"ldb", "stride_b", p.b, p.cols_b(), "B"},
-                            {"ldc", "stride_c", p.c, p.n, "C"}};
+  const Extent extents[] = {{"lda", "stride_a", p.a, p.cols_a(), "A", elem_in},
+                            {"ldb", "stride_b", p.b, p.cols_b(), "B", elem_in},
+                            {"ldc", "stride_c", p.c, p.n, "C", elem_out}};
   for (const Extent& e : extents) {
-    if (!extent_fits(e.op.ld, e.cols, 0, 1, elem)) {
+    if (!extent_fits(e.op.ld, e.cols, 0, 1, e.elem)) {
       fail(e.ld, swapped, std::string("an item of ") + e.which + " overflows 64 bits in bytes");
     }
   }
@@ -139,7 +145,7 @@ bool clearly_valid(const Problem& p) noexcept {
       fail("stride_c", swapped, "0 with batch > 1: the items of C would overlap");
     }
     for (const Extent& e : extents) {
-      if (!extent_fits(e.op.ld, e.cols, e.op.stride, p.batch, elem)) {
+      if (!extent_fits(e.op.ld, e.cols, e.op.stride, p.batch, e.elem)) {
         fail(e.stride, swapped,
              std::string("the batch's extent of ") + e.which + " overflows 64 bits in bytes");
       }

@@ -24,10 +24,10 @@ struct Operand {
 
 // Column-major always: row-major calls are swapped before a Problem is made.
 struct Problem {
-  Scalar dtype = Scalar::f32;
+  DType dtype = Scalar::f32;  // A and B hold dtype.in, C holds dtype.out
   Op ta = Op::N, tb = Op::N;  // for real scalars C is already folded to T
   std::int64_t m = 0, n = 0, k = 0, batch = 0;
-  std::complex<double> alpha{1.0, 0.0}, beta{0.0, 0.0};  // exact for every scalar type
+  std::complex<double> alpha{1.0, 0.0}, beta{0.0, 0.0};  // exact values of the compute type
   Operand a, b, c;
 
   bool pointer_array() const noexcept { return a.array || b.array || c.array; }
@@ -73,11 +73,12 @@ struct Problem {
 };
 
 // Checks every argument by the BLAS rules and throws Error naming the first bad one. Also
-// folds the operations. Order of checks: dtype, ta, tb, m, n, k, batch, alpha and beta (values
-// of dtype: real for real types, floats for f32 and c32), lda, ldb, ldc, the extent of an item
-// of A, B and C in bytes, strides (negative, overlapping C, the batch's extent in bytes),
-// pointers. Never writes. The entries of pointer arrays are checked for null only when
-// `read_pointer_arrays` (host memory); a GPU's arrays live in device memory and are not read.
+// folds the operations. Order of checks: dtype (a supported one), ta, tb, m, n, k, batch, alpha
+// and beta (values of the compute type: real for real types, floats for f32, c32 and TF32), lda,
+// ldb, ldc, the extent of an item of A, B and C in bytes, strides (negative, overlapping C, the
+// batch's extent in bytes), pointers. Never writes. The entries of pointer arrays are checked for
+// null only when `read_pointer_arrays` (host memory); a GPU's arrays live in device memory and are
+// not read.
 void validate(Problem& problem, bool row_major_swapped = false, bool read_pointer_arrays = true);
 
 // packed: A, B and C each contiguous (ld == rows, stride == rows * cols, or batch == 1) with

@@ -57,7 +57,7 @@ struct RecorderRegistry {
 };
 
 std::size_t Recorder::KeyHash::operator()(const Key& k) const noexcept {
-  std::uint64_t h = static_cast<std::uint64_t>(k.dtype) * 0x9E3779B97F4A7C15ull;
+  std::uint64_t h = static_cast<std::uint64_t>(dtype_bits(k.dtype)) * 0x9E3779B97F4A7C15ull;
   for (std::uint64_t v :
        {std::uint64_t(k.ta), std::uint64_t(k.tb), std::uint64_t(k.layout), std::uint64_t(k.m),
         std::uint64_t(k.n), std::uint64_t(k.k), std::uint64_t(k.batch)}) {

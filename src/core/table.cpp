@@ -185,7 +185,7 @@ const std::string* Table::header_field(std::string_view key) const {
 }
 
 std::size_t bucket_index(const Key& k) noexcept {
-  return ((static_cast<std::size_t>(k.dtype) * 3 + static_cast<std::size_t>(k.ta)) * 3 +
+  return ((dtype_index(k.dtype) * 3 + static_cast<std::size_t>(k.ta)) * 3 +
           static_cast<std::size_t>(k.tb)) *
              2 +
          static_cast<std::size_t>(k.layout);
@@ -576,8 +576,8 @@ struct Memo {
 // wider word: the caller has just stored them one by one, and a wider load over narrower
 // stores waits for them.
 std::size_t memo_slot(const Key& k) noexcept {
-  const std::uint64_t forms = std::uint64_t(k.dtype) + 4 * std::uint64_t(k.ta) +
-                              16 * std::uint64_t(k.tb) + 64 * std::uint64_t(k.layout);
+  const std::uint64_t forms = std::uint64_t(dtype_bits(k.dtype)) + 512 * std::uint64_t(k.ta) +
+                              2048 * std::uint64_t(k.tb) + 8192 * std::uint64_t(k.layout);
   const std::uint64_t h =
       (std::uint64_t(k.m) + (forms << 32)) * 0x9E3779B97F4A7C15ull +
       (std::uint64_t(k.n) + (std::uint64_t(k.k) << 32)) * 0xC2B2AE3D27D4EB4Full +

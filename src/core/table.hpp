@@ -103,7 +103,7 @@ struct Table {
     double log2_best = 0;              // log2 of the row's fastest time, when timed
     bool timed = false;                // every entry has a time: the row can be predicted from
   };
-  std::array<std::vector<Indexed>, 4 * 3 * 3 * 2> buckets;
+  std::array<std::vector<Indexed>, kDTypeCount * 3 * 3 * 2> buckets;
   // The distinct spellings of the rows, in order of first appearance: an entry's `slot` indexes
   // these. Each names its first entry (candidate, unrunnable: the same for every entry of a
   // spelling) by position, so copies of a table stay valid, and its place in tie_order.

@@ -45,8 +45,9 @@ class Blis final : public Candidate {
   explicit Blis(bool par_item) : par_item_(par_item) {}
   std::string_view spelling() const override { return par_item_ ? "blis:par=item" : "blis"; }
   Provider provider() const override { return Provider::vendor; }
-  Verdict can_run(const Problem&) const override {
+  Verdict can_run(const Problem& p) const override {
     if (!blis_library().ok()) return Verdict::no("library not found (BLIS, libblis.so.4)");
+    if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
     return Verdict::yes();
   }
   void launch(const Problem& p, const Exec& exec) const override {

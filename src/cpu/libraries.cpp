@@ -62,6 +62,7 @@ const OpenBlasLibrary& openblas_library() {
     take(l.handle, l.dgemm, "cblas_dgemm");
     take(l.handle, l.cgemm, "cblas_cgemm");
     take(l.handle, l.zgemm, "cblas_zgemm");
+    take(l.handle, l.sbgemm, "cblas_sbgemm");
     take(l.handle, l.config, "openblas_get_config");
     take(l.handle, l.corename, "openblas_get_corename");
     take(l.handle, l.memory_alloc, "blas_memory_alloc");

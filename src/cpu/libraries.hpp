@@ -21,6 +21,9 @@ struct OpenBlasLibrary {
                               const double*, int, double, double*, int);
   using ComplexGemm = void (*)(int, int, int, int, int, int, const void*, const void*, int,
                                const void*, int, const void*, void*, int);
+  // cblas_sbgemm: bf16 A and B (as their bits), f32 alpha, beta and C.
+  using Bf16Gemm = void (*)(int, int, int, int, int, int, float, const unsigned short*, int,
+                            const unsigned short*, int, float, float*, int);
   using CharFn = char* (*)();
   using MemoryAlloc = void* (*)(int);
   using MemoryFree = void (*)(void*);
@@ -30,6 +33,7 @@ struct OpenBlasLibrary {
   DoubleGemm dgemm = nullptr;
   ComplexGemm cgemm = nullptr;
   ComplexGemm zgemm = nullptr;
+  Bf16Gemm sbgemm = nullptr;  // optional: only builds with BUILD_BFLOAT16 have it
   CharFn config = nullptr;
   CharFn corename = nullptr;
   MemoryAlloc memory_alloc = nullptr;  // optional: the scratch buffers' allocator

@@ -48,7 +48,7 @@ bool direct_scalars(const Problem& p) {
 
 ShapeKey key_for(const Problem& p) {
   ShapeKey key;
-  key.dtype = p.dtype;
+  key.dtype = p.dtype.in;
   key.tb = p.tb;
   key.tiled = !direct_scalars(p);
   key.beta_zero = key.tiled || p.beta == std::complex<double>(0.0, 0.0);
@@ -160,6 +160,7 @@ class Libxsmm final : public Candidate {
   Provider provider() const override { return Provider::vendor; }
   Verdict can_run(const Problem& p) const override {
     if (!libxsmm_library().ok()) return Verdict::no("library not found (LIBXSMM)");
+    if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
     if (is_complex(p.dtype)) return Verdict::no("LIBXSMM has no complex GEMM");
     if (p.ta != Op::N) return Verdict::no("LIBXSMM 1.17 dispatches op(A) = A only");
     if (p.m > kIntMax || p.n > kIntMax || p.k > kIntMax || p.a.ld > kIntMax || p.b.ld > kIntMax ||

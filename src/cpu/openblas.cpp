@@ -1,4 +1,7 @@
-// openblas and openblas:par=item: OpenBLAS's cblas_?gemm called per item.
+// openblas and openblas:par=item: OpenBLAS's cblas_?gemm called per item, and cblas_sbgemm
+// for bf16:f32:f32 where the library has it (builds with BUILD_BFLOAT16; Debian's does not,
+// so it is looked up when the library is opened). Other mixed dtypes and TF32 are not
+// OpenBLAS's: refused.
 //
 // OpenBLAS is called through its own handle (libraries.hpp), never the global symbol scope.
 //
@@ -112,6 +115,25 @@ void call_gemm(const Library& lib, const Problem& p, const T* a, const T* b, T* 
   }
 }
 
+constexpr DType kBf16ToF32{Scalar::bf16, Scalar::f32, Compute::f32};
+
+// One bf16:f32:f32 item through cblas_sbgemm.
+void call_sbgemm(const Library& lib, const Problem& p, std::int64_t i) {
+  const int ta = kTrans[static_cast<int>(p.ta)], tb = kTrans[static_cast<int>(p.tb)];
+  float* c = p.item_c<float>(i);
+  float beta = static_cast<float>(p.beta.real());
+  if (std::isnan(beta)) {
+    scale_item(p.m, p.n, beta, c, p.c.ld);
+    beta = 1.0f;
+  }
+  lib.sbgemm(kColMajor, ta, tb, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k),
+             static_cast<float>(p.alpha.real()),
+             reinterpret_cast<const unsigned short*>(p.item_a<bfloat16>(i)),
+             static_cast<int>(p.a.ld),
+             reinterpret_cast<const unsigned short*>(p.item_b<bfloat16>(i)),
+             static_cast<int>(p.b.ld), beta, c, static_cast<int>(p.c.ld));
+}
+
 class OpenBlas final : public Candidate {
  public:
   explicit OpenBlas(bool par_item)
@@ -122,6 +144,12 @@ class OpenBlas final : public Candidate {
   Provider provider() const override { return Provider::vendor; }
   Verdict can_run(const Problem& p) const override {
     if (!found_) return Verdict::no("libopenblas.so.0 not found (or lacks cblas_?gemm)");
+    if (!is_uniform(p.dtype)) {
+      if (p.dtype != kBf16ToF32) {
+        return Verdict::no("OpenBLAS runs f32, f64, c32, c64 and bf16:f32:f32 only");
+      }
+      if (!lib_.sbgemm) return Verdict::no("this OpenBLAS lacks cblas_sbgemm (bf16)");
+    }
     // All are non-negative (validated), so one test covers them.
     if ((p.m | p.n | p.k | p.a.ld | p.b.ld | p.c.ld) > kIntMax) {
       return Verdict::no("a size or leading dimension exceeds OpenBLAS's 32-bit int");
@@ -133,6 +161,7 @@ class OpenBlas final : public Candidate {
     const Library& lib = lib_;
     const bool threaded_items = par_item_ || p.batch == 1;  // OpenBLAS threads each item
     warm_once(lib, p, threaded_items);
+    if (p.dtype == kBf16ToF32) return launch_sbgemm(p, threaded_items);
     dispatch(p.dtype, [&]<class T>() {
       // Reference BLAS's quick path, done here so no vendor quirk can read A, B or a NaN C.
       if (quick_path<T>(p)) return;
@@ -151,6 +180,18 @@ class OpenBlas final : public Candidate {
   }
 
  private:
+  void launch_sbgemm(const Problem& p, bool threaded_items) const {
+    if (quick_path<float>(p)) return;  // C is f32: the f32 quick path applies
+    if (!threaded_items) {
+      if (const ThreadClaim claim; claim) {
+#pragma omp parallel for schedule(static)
+        for (std::int64_t i = 0; i < p.batch; ++i) call_sbgemm(lib_, p, i);
+        return;
+      }
+    }
+    for (std::int64_t i = 0; i < p.batch; ++i) call_sbgemm(lib_, p, i);
+  }
+
   bool par_item_;
   const Library& lib_;  // found once, when the candidate is first used
   bool found_;

@@ -23,6 +23,7 @@ class Small final : public Candidate {
   std::string_view spelling() const override { return "cpu.small"; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
+    if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
     if (p.m > kSmallMax || p.n > kSmallMax || p.k > kSmallMax) {
       return Verdict::no("max(m, n, k) > 16");
     }
@@ -42,7 +43,8 @@ class Tile final : public Candidate {
  public:
   std::string_view spelling() const override { return "cpu.tile"; }
   Provider provider() const override { return Provider::native; }
-  Verdict can_run(const Problem&) const override {
+  Verdict can_run(const Problem& p) const override {
+    if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
     if (!cpu_has_avx2_fma()) return Verdict::no("this CPU lacks AVX2 and FMA");
     return Verdict::yes();
   }

@@ -1,6 +1,9 @@
 // cublas: the vendor. Strided batches through cublasGemmStridedBatchedEx_64, pointer arrays
-// (device memory) through cublasGemmBatchedEx_64, on the Context's handle and stream, in the
-// scalar's own precision (compute type 32F or 64F, default math mode: no TF32 unless asked).
+// (device memory) through cublasGemmBatchedEx_64, on the Context's handle and stream, A and B
+// of the dtype's input type and C of its output type, in its compute type: 32F for f32, c32,
+// bf16 and f16 (C of bf16, f16 or f32), 64F for f64 and c64, and 32F_FAST_TF32 only for
+// f32:f32:tf32, which a call gets only when it asks (Options::tf32); the handle's math mode is
+// the default, so nothing else runs in TF32.
 // alpha == 0 and k == 0 take the backend's quick path, so no NaN in A or B can leak into C.
 // Grouped calls: consecutive groups that chose cublas for f32 or f64 (the scalars cuBLAS's
 // grouped GEMM takes) run as one cublasGemmGroupedBatchedEx_64 call.
@@ -26,12 +29,31 @@ cudaDataType_t data_type(Scalar s) {
       return CUDA_C_32F;
     case Scalar::c64:
       return CUDA_C_64F;
+    case Scalar::bf16:
+      return CUDA_R_16BF;
+    case Scalar::f16:
+      return CUDA_R_16F;
   }
   return CUDA_R_32F;
 }
 
-cublasComputeType_t compute_type(Scalar s) {
-  return s == Scalar::f32 || s == Scalar::c32 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F;
+cublasComputeType_t compute_type(DType d) {
+  switch (d.compute) {
+    case Compute::f32:
+    case Compute::c32:
+      return CUBLAS_COMPUTE_32F;
+    case Compute::tf32:
+      return CUBLAS_COMPUTE_32F_FAST_TF32;
+    case Compute::f64:
+    case Compute::c64:
+      break;
+  }
+  return CUBLAS_COMPUTE_64F;
+}
+
+// Whether alpha and beta are floats (every compute type but 64F).
+bool float_scalars(DType d) {
+  return d.compute != Compute::f64 && d.compute != Compute::c64;
 }
 
 cublasOperation_t operation(Op op) {
@@ -45,7 +67,7 @@ struct Scalars {
     double d[2];
   } alpha, beta;
   Scalars(const Problem& p) {
-    if (p.dtype == Scalar::f32 || p.dtype == Scalar::c32) {
+    if (float_scalars(p.dtype)) {
       alpha.f[0] = static_cast<float>(p.alpha.real());
       alpha.f[1] = static_cast<float>(p.alpha.imag());
       beta.f[0] = static_cast<float>(p.beta.real());
@@ -69,19 +91,19 @@ class Cublas final : public Candidate {
     const CudaExec& exec = cuda_exec(e);
     if (quick_path(p, exec)) return;
     const Scalars s(p);
-    const cudaDataType_t t = data_type(p.dtype);
+    const cudaDataType_t t = data_type(p.dtype.in), tc = data_type(p.dtype.out);
     if (!p.pointer_array()) {
       check(cublasGemmStridedBatchedEx_64(exec.blas(), operation(p.ta), operation(p.tb), p.m, p.n,
                                           p.k, &s.alpha, p.a.base, t, p.a.ld, p.a.stride, p.b.base,
                                           t, p.b.ld, p.b.stride, &s.beta,
-                                          const_cast<void*>(p.c.base), t, p.c.ld, p.c.stride,
+                                          const_cast<void*>(p.c.base), tc, p.c.ld, p.c.stride,
                                           p.batch, compute_type(p.dtype), CUBLAS_GEMM_DEFAULT),
             "cublasGemmStridedBatchedEx_64");
       return;
     }
     check(cublasGemmBatchedEx_64(exec.blas(), operation(p.ta), operation(p.tb), p.m, p.n, p.k,
                                  &s.alpha, p.a.array, t, p.a.ld, p.b.array, t, p.b.ld, &s.beta,
-                                 const_cast<void* const*>(p.c.array), t, p.c.ld, p.batch,
+                                 const_cast<void* const*>(p.c.array), tc, p.c.ld, p.batch,
                                  compute_type(p.dtype), CUBLAS_GEMM_DEFAULT),
           "cublasGemmBatchedEx_64");
   }
@@ -113,7 +135,7 @@ void launch_grouped(std::span<const GroupLaunch> run, const CudaExec& exec) {
   }
   const Problem& p0 = *run.front().problem;
   const bool f32 = p0.dtype == Scalar::f32;
-  const cudaDataType_t t = data_type(p0.dtype);
+  const cudaDataType_t t = data_type(p0.dtype.in);
   check(cublasGemmGroupedBatchedEx_64(
             exec.blas(), ta.data(), tb.data(), m.data(), nn.data(), k.data(),
             f32 ? static_cast<const void*>(alpha_f.data()) : alpha_d.data(), p0.a.array, t,

@@ -35,7 +35,10 @@ class Direct final : public Candidate {
  public:
   std::string_view spelling() const override { return "cuda.direct"; }
   Provider provider() const override { return Provider::native; }
-  Verdict can_run(const Problem&) const override { return Verdict::yes(); }
+  Verdict can_run(const Problem& p) const override {
+    if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
+    return Verdict::yes();
+  }
   void launch(const Problem& p, const Exec& e) const override {
     require_runnable(*this, p, e);
     const CudaExec& exec = cuda_exec(e);

@@ -185,14 +185,15 @@ class Reg final : public Candidate {
   std::string_view spelling() const override { return spelling_; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
-    return launcher(p.dtype) ? Verdict::yes()
-                             : Verdict::no("this tile is not instantiated for the scalar");
+    if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
+    return launcher(p.dtype.in) ? Verdict::yes()
+                                : Verdict::no("this tile is not instantiated for the scalar");
   }
   void launch(const Problem& p, const Exec& e) const override {
     require_runnable(*this, p, e);
     const CudaExec& exec = cuda_exec(e);
     if (quick_path(p, exec)) return;
-    launcher(p.dtype)(p, exec);
+    launcher(p.dtype.in)(p, exec);
   }
 
  private:

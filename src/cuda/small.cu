@@ -383,7 +383,8 @@ class Small final : public Candidate {
   std::string_view spelling() const override { return spelling_; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
-    if ((config_.scalars & mask_of(p.dtype)) == 0) {
+    if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
+    if ((config_.scalars & mask_of(p.dtype.in)) == 0) {
       return Verdict::no("this configuration is not instantiated for the scalar");
     }
     if (p.m > config_.s || p.n > config_.s || p.k > config_.s) {

@@ -74,10 +74,11 @@ double flops_of(const Key& k) {
 }
 
 double bytes_of(const Key& k) {
-  const double e = static_cast<double>(size_of(k.dtype));
+  const double in = static_cast<double>(size_of(k.dtype.in));
+  const double out = static_cast<double>(size_of(k.dtype.out));
   const double m = static_cast<double>(k.m), n = static_cast<double>(k.n),
                kk = static_cast<double>(k.k);
-  return e * static_cast<double>(k.batch) * (m * kk + kk * n + 2.0 * m * n);
+  return static_cast<double>(k.batch) * (in * (m * kk + kk * n) + out * 2.0 * m * n);
 }
 
 LaunchArm arm_for(const Candidate& c, const Exec& exec) {
@@ -94,13 +95,14 @@ std::vector<Problem> check_pieces(const Problem& p, double budget) {
   std::vector<Problem> out;
   const double per_item = static_cast<double>(p.m) * static_cast<double>(p.n) *
                           static_cast<double>(std::max<std::int64_t>(p.k, 1));
-  const std::size_t e = size_of(p.dtype);
+  const auto e = static_cast<std::int64_t>(size_of(p.dtype.in));
+  const auto e_out = static_cast<std::int64_t>(size_of(p.dtype.out));
   auto item = [&](std::int64_t i) {
     Problem q = p;
     q.batch = 1;
-    q.a.base = static_cast<const char*>(p.a.base) + i * p.a.stride * static_cast<std::int64_t>(e);
-    q.b.base = static_cast<const char*>(p.b.base) + i * p.b.stride * static_cast<std::int64_t>(e);
-    q.c.base = static_cast<const char*>(p.c.base) + i * p.c.stride * static_cast<std::int64_t>(e);
+    q.a.base = static_cast<const char*>(p.a.base) + i * p.a.stride * e;
+    q.b.base = static_cast<const char*>(p.b.base) + i * p.b.stride * e;
+    q.c.base = static_cast<const char*>(p.c.base) + i * p.c.stride * e_out;
     return q;
   };
   if (per_item * static_cast<double>(p.batch) <= budget) return {p};
@@ -127,8 +129,8 @@ std::vector<Problem> check_pieces(const Problem& p, double budget) {
       Problem r = q;
       r.n = cols;
       const std::int64_t b_off = p.tb == Op::N ? j0 * p.b.ld : j0;
-      r.b.base = static_cast<const char*>(q.b.base) + b_off * static_cast<std::int64_t>(e);
-      r.c.base = static_cast<const char*>(q.c.base) + j0 * p.c.ld * static_cast<std::int64_t>(e);
+      r.b.base = static_cast<const char*>(q.b.base) + b_off * e;
+      r.c.base = static_cast<const char*>(q.c.base) + j0 * p.c.ld * e_out;
       out.push_back(r);
       if (p.n - cols <= 0) break;
     }

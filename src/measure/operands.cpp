@@ -29,13 +29,18 @@ Dims dims(const Key& k, char which) {
   return {rows, cols, std::max<std::int64_t>(rows, 1) + pad};
 }
 
+// A and B hold the input type, C the output type.
+std::size_t element_bytes(const Key& k, char which) {
+  return size_of(which == 'c' ? k.dtype.out : k.dtype.in);
+}
+
 // ld * cols * batch elements, rounded up to 64 bytes; nullopt when that overflows 64 bits.
 std::optional<std::int64_t> operand_bytes(const Key& k, char which) {
   Dims d = dims(k, which);
   std::int64_t v = 0;
   if (__builtin_mul_overflow(d.ld, std::max<std::int64_t>(d.cols, 1), &v) ||
       __builtin_mul_overflow(v, k.batch, &v) ||
-      __builtin_mul_overflow(v, static_cast<std::int64_t>(size_of(k.dtype)), &v) ||
+      __builtin_mul_overflow(v, static_cast<std::int64_t>(element_bytes(k, which)), &v) ||
       __builtin_add_overflow(v, 63, &v)) {
     return std::nullopt;
   }
@@ -77,6 +82,16 @@ void fill_random(Scalar dtype, void* data, std::int64_t n, std::uint64_t seed) {
     case Scalar::c64: {
       auto* p = static_cast<double*>(data);
       for (std::int64_t i = 0; i < 2 * n; ++i) p[i] = unit(s);
+      break;
+    }
+    case Scalar::bf16: {  // 8 random mantissa bits: values of bf16, rounded from the draw
+      auto* p = static_cast<bfloat16*>(data);
+      for (std::int64_t i = 0; i < n; ++i) p[i] = to_bfloat16(static_cast<float>(unit(s)));
+      break;
+    }
+    case Scalar::f16: {
+      auto* p = static_cast<float16*>(data);
+      for (std::int64_t i = 0; i < n; ++i) p[i] = to_float16(static_cast<float>(unit(s)));
       break;
     }
   }
@@ -153,7 +168,9 @@ OperandSets::OperandSets(const Key& key, MeasureDevice& device, const OperandOpt
   // random block (up to 2 MiB plus one set, so set 0 is wholly random) is drawn and copied over
   // the rest: later sets hold the same values at other addresses, which is all rotation needs.
   const std::int64_t total = set_bytes_ * sets;
-  const std::int64_t elem = static_cast<std::int64_t>(size_of(key.dtype));
+  // Filled as the input type throughout: where C is f32 (bf16:f32:f32, f16:f32:f32) each of its
+  // words holds two input values' bits, a finite value of magnitude below 2.
+  const std::int64_t elem = static_cast<std::int64_t>(size_of(key.dtype.in));
   const std::int64_t block =
       std::min<std::int64_t>(total, (std::int64_t{2} << 20) + set_bytes_) / elem * elem;
   std::vector<char> host(static_cast<std::size_t>(block));
@@ -161,7 +178,7 @@ OperandSets::OperandSets(const Key& key, MeasureDevice& device, const OperandOpt
                              (static_cast<std::uint64_t>(key.n) << 20) ^
                              (static_cast<std::uint64_t>(key.k) << 40) ^
                              static_cast<std::uint64_t>(key.batch);
-  fill_random(key.dtype, host.data(), block / elem, seed);
+  fill_random(key.dtype.in, host.data(), block / elem, seed);
   for (std::int64_t off = 0; off < total; off += block) {
     const std::int64_t n = std::min(block, total - off);
     device.upload(base + off, host.data(), static_cast<std::size_t>(n));
@@ -174,7 +191,9 @@ OperandSets::OperandSets(const Key& key, MeasureDevice& device, const OperandOpt
   // rounding is done on each double as it is drawn: GCC 12 at -O2 with AddressSanitizer drops
   // a double -> float -> double round trip of a std::complex<double>'s parts.
   std::uint64_t s = seed * 31 + 7;
-  const bool single = key.dtype == Scalar::f32 || key.dtype == Scalar::c32;
+  const Compute compute = key.dtype.compute;
+  const bool single =
+      compute == Compute::f32 || compute == Compute::c32 || compute == Compute::tf32;
   auto pick = [&](double lo, double hi) {
     double u = unit(s);  // [-1, 1)
     double mag = lo + (hi - lo) * std::fabs(u);

@@ -240,7 +240,7 @@ std::vector<Key> lattice(const Spec& spec) {
     for (int d = 0; d < 4; ++d) {
       if (b.tie[d] < 0) free.push_back(d);
     }
-    for (Scalar dtype : b.dtypes) {
+    for (DType dtype : b.dtypes) {
       for (auto [ta0, tb0] : b.forms) {
         const Op ta = fold_op(dtype, ta0), tb = fold_op(dtype, tb0);
         for (Layout layout : b.layouts) {

@@ -30,24 +30,24 @@ namespace gemmroute::measure {
 struct SpecBlock {
   std::string name;
   int line = 0;
-  std::vector<Scalar> dtypes;
+  std::vector<DType> dtypes;
   std::vector<std::pair<Op, Op>> forms;
   std::vector<Layout> layouts;
   // Values per dimension (m, n, k, batch); tie[d] >= 0 makes dimension d equal to dimension
   // tie[d] (written `=m`).
   std::vector<std::int64_t> values[4];
   int tie[4] = {-1, -1, -1, -1};
-  double max_macs = 0;       // skip points with m*n*k*batch above this (0: no limit)
-  double max_set_mib = 0;    // skip points whose one operand set exceeds this (0: no limit)
+  double max_macs = 0;     // skip points with m*n*k*batch above this (0: no limit)
+  double max_set_mib = 0;  // skip points whose one operand set exceeds this (0: no limit)
 };
 
 struct Spec {
   std::string path;
   std::string name;
-  MeasureOptions measure;           // repetitions, warm-up, sample length, rotation, checks
+  MeasureOptions measure;               // repetitions, warm-up, sample length, rotation, checks
   std::vector<std::string> candidates;  // empty: all the backend has
-  double refine_ratio = 1.25;       // bisect an edge until hi / lo <= this
-  int refine_max_points = 200;      // refined points measured per run at most
+  double refine_ratio = 1.25;           // bisect an edge until hi / lo <= this
+  int refine_max_points = 200;          // refined points measured per run at most
   std::vector<SpecBlock> blocks;
 
   // One line for results files and tables: "tuning/quick.spec (name quick, 1234 points)".

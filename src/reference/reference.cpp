@@ -14,16 +14,23 @@ using CLD = std::complex<long double>;
 
 template <class T>
 CLD widen(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>) {
+    return CLD(static_cast<LD>(to_float(v)), 0.0L);
+  } else if constexpr (std::is_floating_point_v<T>) {
     return CLD(static_cast<LD>(v), 0.0L);
   } else {
     return CLD(static_cast<LD>(v.real()), static_cast<LD>(v.imag()));
   }
 }
 
+// To the output type; bf16 and f16 by way of f32 (two roundings).
 template <class T>
 T narrow(CLD v) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_same_v<T, bfloat16>) {
+    return to_bfloat16(static_cast<float>(v.real()));
+  } else if constexpr (std::is_same_v<T, float16>) {
+    return to_float16(static_cast<float>(v.real()));
+  } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(v.real());
   } else {
     using R = typename T::value_type;
@@ -31,13 +38,30 @@ T narrow(CLD v) {
   }
 }
 
-template <class T>
-double epsilon() {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::numeric_limits<T>::epsilon();
-  } else {
-    return std::numeric_limits<typename T::value_type>::epsilon();
+// The compute type's epsilon: the accumulation term's. TF32 keeps 10 mantissa bits: 2^-10.
+double epsilon(Compute c) {
+  switch (c) {
+    case Compute::f32:
+    case Compute::c32:
+      return std::numeric_limits<float>::epsilon();
+    case Compute::tf32:
+      return 0x1p-10;
+    case Compute::f64:
+    case Compute::c64:
+      break;
   }
+  return std::numeric_limits<double>::epsilon();
+}
+
+// The output's rounding beyond the compute type's, as a relative bound (unit roundoff) and an
+// absolute one (half the spacing of its subnormals): none where C is the compute type.
+struct OutputRounding {
+  LD relative = 0, absolute = 0;
+};
+OutputRounding output_rounding(Scalar out) {
+  if (out == Scalar::bf16) return {0x1p-8L, 0x1p-134L};
+  if (out == Scalar::f16) return {0x1p-11L, 0x1p-25L};
+  return {};
 }
 
 // |z| for the bound: |re| + |im| (an upper bound on the modulus, as reference BLAS tests use).
@@ -58,8 +82,8 @@ struct Expected {
   LD scale;  // |alpha| sum |a||b| + |beta| |c0|
 };
 
-template <class T>
-Expected expected(const Problem& p, const T* a, const T* b, const T* c0, std::int64_t i,
+template <class T, class Out>
+Expected expected(const Problem& p, const T* a, const T* b, const Out* c0, std::int64_t i,
                   std::int64_t j) {
   const CLD alpha(static_cast<LD>(p.alpha.real()), static_cast<LD>(p.alpha.imag()));
   const CLD beta(static_cast<LD>(p.beta.real()), static_cast<LD>(p.beta.imag()));
@@ -82,21 +106,26 @@ Expected expected(const Problem& p, const T* a, const T* b, const T* c0, std::in
   return e;
 }
 
-template <class T>
+// Bound per element: c * eps * scale for the computation, and where C is narrower than the
+// compute type one more rounding of the computed value: relative * (|ref| + c * eps * scale)
+// + absolute.
+template <class T, class Out = T>
 Check check_typed(const Problem& got, const Problem& orig, double c_factor) {
   Check out;
-  const double eps = epsilon<T>();
+  const double eps = epsilon(orig.dtype.compute);
+  const OutputRounding rounding = output_rounding(orig.dtype.out);
   for (std::int64_t item = 0; item < got.batch; ++item) {
     const T* a = orig.item_a<T>(item);
     const T* b = orig.item_b<T>(item);
-    const T* c0 = orig.item_c<T>(item);
-    const T* c = got.item_c<T>(item);
+    const Out* c0 = orig.item_c<Out>(item);
+    const Out* c = got.item_c<Out>(item);
     for (std::int64_t j = 0; j < got.n; ++j) {
       for (std::int64_t i = 0; i < got.m; ++i) {
         Expected e = expected(orig, a, b, c0, i, j);
         CLD v = widen(c[i + j * got.c.ld]);
         LD err = mag(v - e.value);
         LD bound = static_cast<LD>(c_factor * eps) * e.scale;
+        bound += rounding.relative * (mag(e.value) + bound) + rounding.absolute;
         double ratio;
         if (std::isnan(v.real()) || std::isnan(v.imag())) {
           ratio = std::numeric_limits<double>::infinity();
@@ -123,29 +152,49 @@ Check check_typed(const Problem& got, const Problem& orig, double c_factor) {
   return out;
 }
 
-template <class T>
+template <class T, class Out = T>
 void reference_typed(const Problem& p) {
   for (std::int64_t item = 0; item < p.batch; ++item) {
     const T* a = p.item_a<T>(item);
     const T* b = p.item_b<T>(item);
-    T* c = p.item_c<T>(item);
+    Out* c = p.item_c<Out>(item);
     for (std::int64_t j = 0; j < p.n; ++j) {
       for (std::int64_t i = 0; i < p.m; ++i) {
-        c[i + j * p.c.ld] = narrow<T>(expected(p, a, b, c, i, j).value);
+        c[i + j * p.c.ld] = narrow<Out>(expected(p, a, b, c, i, j).value);
       }
     }
   }
 }
 
+// f(In, Out) for the input and output types of any supported dtype (TF32: float, float; the
+// reference takes the f32 inputs as they are, unrounded).
+template <class F>
+decltype(auto) dispatch_types(DType d, F&& f) {
+  if (is_uniform(d)) {
+    return dispatch(d.in, [&]<class T>() { return f.template operator()<T, T>(); });
+  }
+  const bool to_f32 = d.out == Scalar::f32;
+  if (d.in == Scalar::bf16) {
+    return to_f32 ? f.template operator()<bfloat16, float>()
+                  : f.template operator()<bfloat16, bfloat16>();
+  }
+  if (d.in == Scalar::f16) {
+    return to_f32 ? f.template operator()<float16, float>()
+                  : f.template operator()<float16, float16>();
+  }
+  return f.template operator()<float, float>();
+}
+
 }  // namespace
 
 Check check_against_reference(const Problem& computed, const Problem& original, double c_factor) {
-  return dispatch(computed.dtype,
-                  [&]<class T>() { return check_typed<T>(computed, original, c_factor); });
+  return dispatch_types(computed.dtype, [&]<class T, class Out>() {
+    return check_typed<T, Out>(computed, original, c_factor);
+  });
 }
 
 void reference_gemm(const Problem& problem) {
-  dispatch(problem.dtype, [&]<class T>() { reference_typed<T>(problem); });
+  dispatch_types(problem.dtype, [&]<class T, class Out>() { reference_typed<T, Out>(problem); });
 }
 
 }  // namespace gemmroute::reference

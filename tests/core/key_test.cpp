@@ -21,8 +21,19 @@ std::vector<Field> fields(std::initializer_list<std::string_view> texts) {
   return out;
 }
 
+// The nine supported dtypes, uniform ones first.
+const DType kDTypes[] = {Scalar::f32,
+                         Scalar::f64,
+                         Scalar::c32,
+                         Scalar::c64,
+                         {Scalar::f32, Scalar::f32, Compute::tf32},
+                         Scalar::bf16,
+                         {Scalar::bf16, Scalar::f32, Compute::f32},
+                         Scalar::f16,
+                         {Scalar::f16, Scalar::f32, Compute::f32}};
+
 TEST(Key, EveryDtypeFormAndLayoutRoundTrips) {
-  for (Scalar d : {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64}) {
+  for (DType d : kDTypes) {
     for (Op ta : {Op::N, Op::T, Op::C}) {
       for (Op tb : {Op::N, Op::T, Op::C}) {
         if (!is_complex(d) && (ta == Op::C || tb == Op::C)) continue;
@@ -59,8 +70,9 @@ TEST(Key, ErrorsNameTheFieldAndItsColumn) {
     std::string message;
   };
   const Case cases[] = {
-      {fields({"f16", "N", "N", "packed", "1", "1", "1", "1"}), 1,
-       "dtype: unknown 'f16' (expected f32, f64, c32 or c64)"},
+      {fields({"f8", "N", "N", "packed", "1", "1", "1", "1"}), 1,
+       "dtype: unknown 'f8' (expected f32, f64, c32, c64, bf16, f16, bf16:f32:f32, f16:f32:f32 "
+       "or f32:f32:tf32)"},
       {fields({"f32", "n", "N", "packed", "1", "1", "1", "1"}), 5,
        "ta: unknown 'n' (expected N, T or C)"},
       {fields({"f32", "N", "NT", "packed", "1", "1", "1", "1"}), 7,
@@ -102,15 +114,61 @@ TEST(Key, UserInputFoldsCForRealScalars) {
 
 TEST(Key, OneFieldAloneGivesTheSameMessage) {
   KeyError why;
-  EXPECT_FALSE(parse_dtype_field({"bf16", 3}, &why));
+  EXPECT_FALSE(parse_dtype_field({"bf16:f16:f32", 3}, &why));
   EXPECT_EQ(why.column, 3);
-  EXPECT_EQ(why.message(), "dtype: unknown 'bf16' (expected f32, f64, c32 or c64)");
+  EXPECT_EQ(why.message(),
+            "dtype: unknown 'bf16:f16:f32' (expected f32, f64, c32, c64, bf16, f16, bf16:f32:f32, "
+            "f16:f32:f32 or f32:f32:tf32)");
   EXPECT_FALSE(parse_size_field({"-1", 1}, "batch", &why));
   EXPECT_EQ(why.message(), "batch: expected a whole number from 1 to 2^62");
   // A long or unprintable token is not repeated in the message; the column points at it.
   EXPECT_FALSE(parse_layout_field({"packed-and-more-than-twenty-four", 1}, &why));
   EXPECT_EQ(why.message(), "layout: unknown (expected packed or strided)");
   EXPECT_EQ(parse_dtype_field({"c64", 1}, &why), Scalar::c64);
+}
+
+// The files written before mixed dtypes existed say f32, f64, c32, c64: each reads as its
+// uniform dtype and prints back as it was. A mixed dtype names its three types, and the long
+// form of a dtype with a short one reads but prints short.
+TEST(Key, DtypeTokensAreShortWhereTheyWereAndNameThreeTypesOtherwise) {
+  const std::pair<const char*, DType> cases[] = {
+      {"f32", Scalar::f32},
+      {"f64", Scalar::f64},
+      {"c32", Scalar::c32},
+      {"c64", Scalar::c64},
+      {"bf16", DType(Scalar::bf16, Scalar::bf16, Compute::f32)},
+      {"f16", DType(Scalar::f16, Scalar::f16, Compute::f32)},
+      {"bf16:f32:f32", DType(Scalar::bf16, Scalar::f32, Compute::f32)},
+      {"f16:f32:f32", DType(Scalar::f16, Scalar::f32, Compute::f32)},
+      {"f32:f32:tf32", DType(Scalar::f32, Scalar::f32, Compute::tf32)},
+  };
+  for (auto [text, d] : cases) {
+    auto parsed = parse_dtype(text);
+    ASSERT_TRUE(parsed) << text;
+    EXPECT_EQ(*parsed, d) << text;
+    EXPECT_EQ(format_dtype(d), text);
+  }
+  EXPECT_EQ(parse_dtype("f32:f32:f32"), DType(Scalar::f32));
+  EXPECT_EQ(parse_dtype("bf16:bf16:f32"), DType(Scalar::bf16));
+  EXPECT_EQ(format_dtype(*parse_dtype("f64:f64:f64")), "f64");
+  // Unsupported combinations and malformed tokens.
+  for (const char* bad :
+       {"bf16:f16:f32", "f64:f64:tf32", "c32:c32:tf32", "f16:f16:f16", "bf16:f32",
+        "f32:", ":f32:f32", "f32:f32:f32:f32", "bf16:f32:f32 ", "tf32", "f32:f64:f64"}) {
+    EXPECT_FALSE(parse_dtype(bad)) << bad;
+  }
+}
+
+TEST(Key, DtypeIndexIsDenseAndDistinct) {
+  std::array<bool, kDTypeCount> seen{};
+  for (DType d : kDTypes) {
+    ASSERT_TRUE(is_supported(d));
+    const std::size_t i = dtype_index(d);
+    ASSERT_LT(i, kDTypeCount);
+    EXPECT_FALSE(seen[i]) << format_dtype(d);
+    seen[i] = true;
+  }
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(dtype_index(DType(static_cast<Scalar>(i))), i);
 }
 
 }  // namespace

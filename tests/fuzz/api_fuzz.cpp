@@ -117,7 +117,7 @@ std::int64_t decode_stride(std::uint8_t v, std::int64_t span, bool is_c) {
 
 Scalar decode_dtype(std::uint8_t v) {
   if (v % 16 < 12) return static_cast<Scalar>(v % 4);
-  return static_cast<Scalar>((v >> 4) + 4);  // 4 .. 19: not a Scalar
+  return static_cast<Scalar>((v >> 4) + 6);  // 6 .. 21: not a Scalar
 }
 
 Order decode_order(std::uint8_t v) {

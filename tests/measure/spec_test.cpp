@@ -81,7 +81,7 @@ TEST(Spec, ErrorsNameFileLineAndColumn) {
   EXPECT_NE(message("repetitions 3\nblock a\n dtype f32\n m 1\n n 1\n k 1\n batch 1\nend\n")
                 .find("bad.spec:1:13:"),
             std::string::npos);
-  EXPECT_NE(message("block a\n dtype f16\n").find("bad.spec:2:8: dtype: unknown 'f16'"),
+  EXPECT_NE(message("block a\n dtype f8\n").find("bad.spec:2:8: dtype: unknown 'f8'"),
             std::string::npos);
   EXPECT_NE(message("block a\n dtype f32\n m 4\n n 4\n k 4\nend\n").find("no 'batch'"),
             std::string::npos);
