@@ -8,35 +8,17 @@ Writes OUT_DIR/speedup_vs_vendor.png (t_vendor / t_auto) and OUT_DIR/regret.png
 scale); each is written to a temporary beside it and renamed over it once complete. Needs
 matplotlib (Debian: python3-matplotlib).
 """
-import csv
-import math
 import os
 import sys
-import tempfile
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from plot_common import geomean, read, save_png  # noqa: E402
+
 SCALARS = ["f32", "f64", "c32", "c64"]
-
-
-def read(path):
-    with open(path, newline="") as f:
-        lines = [line for line in f if not line.startswith("#")]
-    rows = []
-    for r in csv.DictReader(lines):
-        try:
-            size = int(r["m"]) * int(r["n"]) * int(r["k"]) * int(r["batch"])
-        except (KeyError, ValueError):
-            continue
-        rows.append((r, size))
-    return rows
-
-
-def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
 def plot(rows, column, title, ylabel, path, source):
@@ -64,17 +46,7 @@ def plot(rows, column, title, ylabel, path, source):
     axes[0][0].set_ylabel(ylabel)
     fig.suptitle(f"{title} ({os.path.basename(source)})", fontsize=11)
     fig.tight_layout()
-    # Whole or not at all: a temporary beside the target, renamed over it once written.
-    fd, temp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
-                                dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            fig.savefig(f, format="png", dpi=120)
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        os.unlink(temp)
-        raise
+    save_png(fig, path)
     plt.close(fig)
     print(f"plot_bench: wrote {path}")
     return True

@@ -9,37 +9,19 @@ dashed lines are 1 and 0.97), x = multiply-adds per call (m*n*k*batch, log scale
 per scalar type; written to a temporary beside it and renamed over it once complete. Needs
 matplotlib (Debian: python3-matplotlib).
 """
-import csv
-import math
 import os
 import sys
-import tempfile
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from plot_common import geomean, read, save_png  # noqa: E402
+
 PANELS = [("auto_vs_fastest", "fastest library"), ("auto_vs_openblas", "OpenBLAS"),
           ("auto_vs_libxsmm", "LIBXSMM"), ("auto_vs_blis", "BLIS")]
 MARKERS = {"f32": ("o", "C0"), "f64": ("s", "C1"), "c32": ("^", "C2"), "c64": ("v", "C3")}
-
-
-def read(path):
-    with open(path, newline="") as f:
-        lines = [line for line in f if not line.startswith("#")]
-    rows = []
-    for r in csv.DictReader(lines):
-        try:
-            size = int(r["m"]) * int(r["n"]) * int(r["k"]) * int(r["batch"])
-        except (KeyError, ValueError):
-            continue
-        rows.append((r, size))
-    return rows
-
-
-def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
 def main():
@@ -79,17 +61,7 @@ def main():
                  f"({os.path.basename(source)})", fontsize=11)
     fig.tight_layout()
     path = os.path.join(out, "auto_vs_libraries.png")
-    # Whole or not at all: a temporary beside the target, renamed over it once written.
-    fd, temp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
-                                dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            fig.savefig(f, format="png", dpi=120)
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        os.unlink(temp)
-        raise
+    save_png(fig, path)
     plt.close(fig)
     print(f"plot_peers: wrote {path}")
     return 0

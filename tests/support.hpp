@@ -2,6 +2,8 @@
 // and Problems built over them in every layout the library distinguishes.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -106,6 +108,69 @@ template <class T>
 Operand operand(Buffer<T>& b, Storage s) {
   if (s == Storage::pointers) return Operand{nullptr, b.pointers.data(), b.ld, 0};
   return Operand{b.data.data(), nullptr, b.ld, b.stride};
+}
+
+// The forms op(X) a scalar has: N and T, and C where the scalar is complex.
+inline std::vector<Op> forms(Scalar s) {
+  return is_complex(s) ? std::vector<Op>{Op::N, Op::T, Op::C} : std::vector<Op>{Op::N, Op::T};
+}
+
+// A candidate test's batch: `batch` items of m x n x k.
+struct Shape {
+  std::int64_t m, n, k, batch;
+};
+
+// A problem over fresh host operands in `storage` (for broadcast, A is shared, and B too when
+// the batch is odd). nan_in_ab fills A and B with NaN, nan_in_c C's items with NaN and Inf in
+// turn: what alpha == 0 and beta == 0 must never read.
+template <class T>
+struct HostCase {
+  Problem p;
+  Buffer<T> A, B, C;
+};
+
+template <class T>
+HostCase<T> host_case(Op ta, Op tb, const Shape& s, Storage storage, T alpha, T beta,
+                      std::mt19937_64& rng, bool nan_in_c, bool nan_in_ab) {
+  HostCase<T> hc;
+  Problem& p = hc.p;
+  p.dtype = scalar_of_v<T>;
+  p.ta = ta;
+  p.tb = tb;
+  p.m = s.m;
+  p.n = s.n;
+  p.k = s.k;
+  p.batch = s.batch;
+  p.alpha = std::complex<double>(alpha);
+  p.beta = std::complex<double>(beta);
+  const bool bcast = storage == Storage::broadcast;
+  hc.A = make_buffer<T>(p.rows_a(), p.cols_a(), s.batch, storage, bcast, rng);
+  hc.B = make_buffer<T>(p.rows_b(), p.cols_b(), s.batch, storage, bcast && (s.batch % 2 == 1), rng);
+  hc.C = make_buffer<T>(s.m, s.n, s.batch, storage, false, rng);
+  if (nan_in_ab) {
+    for (auto* buf : {&hc.A, &hc.B}) {
+      for (std::int64_t i = 0; i < (buf->stride == 0 ? 1 : s.batch); ++i) {
+        for (std::int64_t c = 0; c < buf->cols; ++c) {
+          for (std::int64_t r = 0; r < buf->rows; ++r) {
+            buf->item(i)[r + c * buf->ld] = nan_value<T>();
+          }
+        }
+      }
+    }
+  }
+  if (nan_in_c) {
+    for (std::int64_t i = 0; i < s.batch; ++i) {
+      for (std::int64_t c = 0; c < s.n; ++c) {
+        for (std::int64_t r = 0; r < s.m; ++r) {
+          hc.C.item(i)[r + c * hc.C.ld] = (r + c) % 2 ? nan_value<T>() : T(INFINITY);
+        }
+      }
+    }
+  }
+  p.a = operand(hc.A, storage);
+  p.b = operand(hc.B, storage);
+  p.c = operand(hc.C, storage);
+  return hc;
 }
 
 inline std::string describe(const Problem& p) {

@@ -25,10 +25,6 @@
 #include "progress.hpp"
 #include "verbs.hpp"
 
-#ifndef GEMMROUTE_SOURCE_DIR
-#define GEMMROUTE_SOURCE_DIR "."
-#endif
-
 namespace gemmroute::cli {
 namespace {
 
@@ -366,18 +362,7 @@ int bench(const Argv& argv) {
   csv_file.commit();
   std::printf("bench: wrote %s (%zu shapes measured%s)\n", out.c_str(), measured,
               problems ? ", some with failures: see FAILURES above" : "");
-  if (plot_dir) {
-    std::filesystem::create_directories(*plot_dir);
-    const std::string script = std::string(GEMMROUTE_SOURCE_DIR) + "/scripts/plot_bench.py";
-    const std::string python =
-        std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-    std::fflush(stdout);
-    const std::string why = run_program({python, script, out, *plot_dir});
-    if (!why.empty()) {
-      std::printf("bench: plotting failed: %s %s %s %s: %s\n", python.c_str(), script.c_str(),
-                  out.c_str(), plot_dir->c_str(), why.c_str());
-    }
-  }
+  if (plot_dir) plot("bench", "plot_bench.py", out, *plot_dir);
   if (regrets.empty()) {
     std::printf("bench: measured nothing: no shape has both an auto time and a best time\n");
     return 1;

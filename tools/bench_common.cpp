@@ -6,10 +6,15 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <string_view>
 #include <system_error>
 
 #include "gemmroute/error.hpp"
+
+#ifndef GEMMROUTE_SOURCE_DIR
+#define GEMMROUTE_SOURCE_DIR "."
+#endif
 
 namespace gemmroute::cli {
 
@@ -28,6 +33,20 @@ std::string run_program(const std::vector<std::string>& args) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended by signal " + std::to_string(WTERMSIG(status));
+}
+
+void plot(const std::string& verb, const std::string& script, const std::string& csv,
+          const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  const std::string path = std::string(GEMMROUTE_SOURCE_DIR) + "/scripts/" + script;
+  const std::string python =
+      std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  std::fflush(stdout);
+  const std::string why = run_program({python, path, csv, dir});
+  if (!why.empty()) {
+    std::printf("%s: plotting failed: %s %s %s %s: %s\n", verb.c_str(), python.c_str(),
+                path.c_str(), csv.c_str(), dir.c_str(), why.c_str());
+  }
 }
 
 std::string fmt_us(double us) {

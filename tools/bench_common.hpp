@@ -17,6 +17,11 @@ using measure::Shape;
 // shell, so no path can be read as a command. Empty when it ran and exited 0, else why not.
 std::string run_program(const std::vector<std::string>& args);
 
+// Runs scripts/<script> of the source tree over the CSV `csv`, drawing into `dir` (made if
+// missing). A failure is a line on stdout after `verb`, not an error: the CSV stands.
+void plot(const std::string& verb, const std::string& script, const std::string& csv,
+          const std::string& dir);
+
 std::string fmt_us(double us);  // "12.3 us", "4.56 ms"
 std::string num(double v, const char* format = "%.6g");
 

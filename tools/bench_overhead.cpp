@@ -18,11 +18,11 @@
 #include "core/dispatch.hpp"
 #include "core/files.hpp"
 #include "core/select.hpp"
-#include "cpu/libraries.hpp"
 #include "gemmroute/error.hpp"
 #include "gemmroute/gemm.hpp"
 #include "measure/measure.hpp"
 #include "measure_common.hpp"
+#include "peers.hpp"
 
 namespace gemmroute::cli {
 
@@ -36,28 +36,6 @@ void call_gemm(Context& ctx, const Problem& p, const Options& o) {
   gemm<T>(ctx, p.ta, p.tb, p.m, p.n, p.k, p.alpha_as<T>(), p.item_a<T>(0), p.a.ld, p.a.stride,
           p.item_b<T>(0), p.b.ld, p.b.stride, p.beta_as<T>(), p.item_c<T>(0), p.c.ld, p.c.stride,
           p.batch, o);
-}
-
-// cblas_?gemm on item 0 (batch 1 only).
-template <class T>
-void cblas_item(const Problem& p) {
-  const auto& lib = cpu::openblas_library();
-  const int ta = cpu::kCblasTrans[int(p.ta)], tb = cpu::kCblasTrans[int(p.tb)];
-  const int m = int(p.m), n = int(p.n), k = int(p.k);
-  const int lda = int(p.a.ld), ldb = int(p.b.ld), ldc = int(p.c.ld);
-  const T alpha = p.alpha_as<T>(), beta = p.beta_as<T>();
-  const T* a = p.item_a<T>(0);
-  const T* b = p.item_b<T>(0);
-  T* c = p.item_c<T>(0);
-  if constexpr (std::is_same_v<T, float>) {
-    lib.sgemm(cpu::kCblasColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  } else if constexpr (std::is_same_v<T, double>) {
-    lib.dgemm(cpu::kCblasColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  } else if constexpr (std::is_same_v<T, std::complex<float>>) {
-    lib.cgemm(cpu::kCblasColMajor, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
-  } else {
-    lib.zgemm(cpu::kCblasColMajor, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
-  }
 }
 
 }  // namespace
@@ -111,7 +89,7 @@ int bench_overhead(const Args& args) {
     std::vector<LaunchArm> arms;
     arms.push_back({"direct", nullptr, [&](const Problem& p) {
                       if (cblas) {
-                        dispatch(p.dtype, [&]<class T>() { cblas_item<T>(p); });
+                        cblas_item(p, 0);  // batch 1 only
                       } else {
                         cand->launch(p, *st.exec);
                       }

@@ -29,10 +29,6 @@
 #include "peers.hpp"
 #include "progress.hpp"
 
-#ifndef GEMMROUTE_SOURCE_DIR
-#define GEMMROUTE_SOURCE_DIR "."
-#endif
-
 namespace gemmroute::cli {
 
 using namespace gemmroute::measure;
@@ -272,18 +268,7 @@ int bench_peers(const Args& args) {
   progress.finish();
   csv_file.commit();
   std::printf("peers: wrote %s\n", out.c_str());
-  if (plot_dir) {
-    std::filesystem::create_directories(*plot_dir);
-    const std::string script = std::string(GEMMROUTE_SOURCE_DIR) + "/scripts/plot_peers.py";
-    const std::string python =
-        std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-    std::fflush(stdout);
-    const std::string why = run_program({python, script, out, *plot_dir});
-    if (!why.empty()) {
-      std::printf("peers: plotting failed: %s %s %s %s: %s\n", python.c_str(), script.c_str(),
-                  out.c_str(), plot_dir->c_str(), why.c_str());
-    }
-  }
+  if (plot_dir) plot("peers", "plot_peers.py", out, *plot_dir);
   if (sum.vs_fastest.empty()) {
     std::printf("peers: measured nothing: no shape has both an auto time and a library time\n");
     return 1;

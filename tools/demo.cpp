@@ -171,14 +171,11 @@ int demo(const Argv& argv) {
   detail::ContextState& st = detail::Access::state(ctx);
   const Table* table = st.table.get();
   auto device = measure::make_measure_device(*st.backend, *st.exec);
-  measure::MeasureOptions mo;
-  mo.harness.repetitions = std::max(reps, 7);
+  const measure::MeasureOptions mo = demo_options(reps);
   std::printf("gemmroute demo on %s (%s threads); table %s\n",
               st.backend->fingerprint().get("device")->c_str(),
               st.backend->fingerprint().get("cores")->c_str(),
               table ? table->path.c_str() : "(none)");
-  print_method(*device, mo);
-  print_header("vendor");
   const Key shapes[] = {
       {Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 20000},
       {Scalar::f32, Op::N, Op::T, Layout::packed, 8, 8, 8, 20000},
@@ -190,12 +187,7 @@ int demo(const Argv& argv) {
       {Scalar::f64, Op::T, Op::N, Layout::packed, 200, 300, 100, 8},
       {Scalar::c64, Op::N, Op::T, Layout::packed, 96, 96, 96, 4},
   };
-  std::vector<DemoRow> rows;
-  measure::Arena arena;
-  for (const Key& key : shapes) {
-    rows.push_back(measure_shape(ctx, key, *device, mo, arena));
-    print_row(rows.back());
-  }
+  std::vector<DemoRow> rows = measure_rows(ctx, shapes, *device, mo, "vendor");
   rows.push_back(run_grouped(ctx, rng, *device, mo));
   print_row(rows.back());
   const bool ok = std::all_of(rows.begin(), rows.end(), [](const DemoRow& r) { return r.ok; });

@@ -2,6 +2,7 @@
 // cuda:0, each shape measured by the shared harness (operands rotated over 3x the L2, the
 // table's choice and cuBLAS interleaved in one process, CUDA events), after both were checked
 // against the long-double reference. On a machine without a GPU it prints one line.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -26,13 +27,10 @@ int demo_gpu(int reps) {
   const Backend& backend = *st.backend;
   const Table* table = st.table.get();
   auto device = measure::make_measure_device(backend, *st.exec);
-  measure::MeasureOptions mo;
-  mo.harness.repetitions = reps < 7 ? 7 : reps;
+  const measure::MeasureOptions mo = demo_options(reps);
   std::printf("\ngemmroute demo on %s (%s SMs); table %s\n",
               backend.fingerprint().get("device")->c_str(),
               backend.fingerprint().get("sms")->c_str(), table ? table->path.c_str() : "(none)");
-  print_method(*device, mo);
-  print_header("cublas");
   const Key shapes[] = {
       {Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 1000000},
       {Scalar::f32, Op::N, Op::T, Layout::packed, 8, 8, 8, 200000},
@@ -44,13 +42,8 @@ int demo_gpu(int reps) {
       {Scalar::f32, Op::N, Op::N, Layout::packed, 2048, 2048, 2048, 1},
       {Scalar::c64, Op::N, Op::T, Layout::packed, 256, 256, 256, 16},
   };
-  bool ok = true;
-  measure::Arena arena;
-  for (const Key& key : shapes) {
-    const DemoRow row = measure_shape(*ctx, key, *device, mo, arena);
-    ok = ok && row.ok;
-    print_row(row);
-  }
+  const std::vector<DemoRow> rows = measure_rows(*ctx, shapes, *device, mo, "cublas");
+  const bool ok = std::all_of(rows.begin(), rows.end(), [](const DemoRow& r) { return r.ok; });
   std::printf("%zu GPU shapes, %s\n", std::size(shapes),
               ok ? "all within the error bound" : "SOME SHAPES FAILED");
   return ok ? 0 : 1;

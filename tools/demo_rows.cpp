@@ -68,14 +68,27 @@ DemoRow measure_shape(Context& ctx, const Key& key, measure::MeasureDevice& devi
   return row;
 }
 
-void print_method(const measure::MeasureDevice& device, const measure::MeasureOptions& options) {
-  std::printf("ratios: vendor median / ours, both arms timed by the shared harness (%s)\n",
-              measure::method_line(device, options).c_str());
+measure::MeasureOptions demo_options(int reps) {
+  measure::MeasureOptions mo;
+  mo.harness.repetitions = std::max(reps, 7);
+  return mo;
 }
 
-void print_header(const std::string& vendor) {
+std::vector<DemoRow> measure_rows(Context& ctx, std::span<const Key> shapes,
+                                  measure::MeasureDevice& device,
+                                  const measure::MeasureOptions& options,
+                                  const std::string& vendor) {
+  std::printf("ratios: vendor median / ours, both arms timed by the shared harness (%s)\n",
+              measure::method_line(device, options).c_str());
   std::printf("%-40s %-18s %11s %11s %11s %7s %10s\n", "shape", "choice", "ours", vendor.c_str(),
               (vendor + "/ours").c_str(), "spread", "err/bound");
+  std::vector<DemoRow> rows;
+  measure::Arena arena;
+  for (const Key& key : shapes) {
+    rows.push_back(measure_shape(ctx, key, device, options, arena));
+    print_row(rows.back());
+  }
+  return rows;
 }
 
 void print_row(const DemoRow& l) {

@@ -4,7 +4,9 @@
 // 1.00x within the spread.
 #pragma once
 
+#include <span>
 #include <string>
+#include <vector>
 
 #include "core/context_state.hpp"
 #include "measure/measure.hpp"
@@ -24,10 +26,16 @@ struct DemoRow {
 DemoRow measure_shape(Context& ctx, const Key& key, measure::MeasureDevice& device,
                       const measure::MeasureOptions& options, measure::Arena& arena);
 
-// The one line saying how the ratios were measured, then the column header and one row; `vendor`
-// names the vendor's column ("vendor", "cublas").
-void print_method(const measure::MeasureDevice& device, const measure::MeasureOptions& options);
-void print_header(const std::string& vendor);
+// The harness options of a demo section: medians of `reps` samples, 7 at the least.
+measure::MeasureOptions demo_options(int reps);
+
+// The one line saying how the ratios were measured and the column header (`vendor` names the
+// vendor's column: "vendor", "cublas"), then each of `shapes` measured and printed in turn.
+std::vector<DemoRow> measure_rows(Context& ctx, std::span<const Key> shapes,
+                                  measure::MeasureDevice& device,
+                                  const measure::MeasureOptions& options,
+                                  const std::string& vendor);
+
 void print_row(const DemoRow& row);
 
 std::string format_us(double us);

@@ -362,6 +362,11 @@ PeerArm blis_seq() {
 
 }  // namespace
 
+void cblas_item(const Problem& p, std::int64_t i) {
+  dispatch(p.dtype,
+           [&]<class T>() { cblas_gemm<T>(p, p.item_a<T>(i), p.item_b<T>(i), p.item_c<T>(i)); });
+}
+
 std::vector<PeerArm> make_peer_arms(const Key&) {
   return {openblas_items(), openblas_seq(), openblas_batch(), libxsmm_items(),
           libxsmm_batch(),  blis_items(),   blis_seq()};

@@ -32,4 +32,8 @@ struct PeerArm {
 // The arms for one shape (some keep per-shape state, such as index arrays).
 std::vector<PeerArm> make_peer_arms(const Key& key);
 
+// cblas_?gemm on item i of `p`, the call of the openblas arms (and of bench --overhead's
+// direct arm for OpenBLAS).
+void cblas_item(const Problem& p, std::int64_t i);
+
 }  // namespace gemmroute::cli

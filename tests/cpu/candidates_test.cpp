@@ -22,6 +22,8 @@ namespace {
 const Exec kExec;  // the CPU backend needs no execution resources
 
 using test::Buffer;
+using test::forms;
+using test::Shape;
 using test::Storage;
 
 const Backend& cpu_backend() {
@@ -29,17 +31,10 @@ const Backend& cpu_backend() {
   return *backend;
 }
 
-std::vector<Op> forms(Scalar s) {
-  return is_complex(s) ? std::vector<Op>{Op::N, Op::T, Op::C} : std::vector<Op>{Op::N, Op::T};
-}
-
 // Sizes from the kernels' own edges: 1, cpu.small's vector widths and limit (4, 8, 16) and their
 // neighbours, ragged shapes and primes; beyond 16 for the kernels without a size limit, with
 // cpu.tile's edges: several row and column blocks, k past one slab (256), and one item big
 // enough that its columns are split over the threads.
-struct Shape {
-  std::int64_t m, n, k, batch;
-};
 const std::vector<Shape> kShapes = {
     {1, 1, 1, 3},
     {3, 4, 5, 4},
@@ -79,44 +74,7 @@ struct Outcome {
 template <class T>
 Outcome run_case(const Candidate& cand, Op ta, Op tb, const Shape& s, Storage storage, T alpha,
                  T beta, std::mt19937_64& rng, bool nan_in_c = false, bool nan_in_ab = false) {
-  Problem p;
-  p.dtype = scalar_of_v<T>;
-  p.ta = ta;
-  p.tb = tb;
-  p.m = s.m;
-  p.n = s.n;
-  p.k = s.k;
-  p.batch = s.batch;
-  p.alpha = std::complex<double>(alpha);
-  p.beta = std::complex<double>(beta);
-  const bool bcast = storage == Storage::broadcast;
-  auto A = test::make_buffer<T>(p.rows_a(), p.cols_a(), s.batch, storage, bcast, rng);
-  auto B = test::make_buffer<T>(p.rows_b(), p.cols_b(), s.batch, storage,
-                                bcast && (s.batch % 2 == 1), rng);
-  auto C = test::make_buffer<T>(s.m, s.n, s.batch, storage, false, rng);
-  if (nan_in_ab) {
-    for (auto* buf : {&A, &B}) {
-      for (std::int64_t i = 0; i < (buf->stride == 0 ? 1 : s.batch); ++i) {
-        for (std::int64_t c = 0; c < buf->cols; ++c) {
-          for (std::int64_t r = 0; r < buf->rows; ++r) {
-            buf->item(i)[r + c * buf->ld] = test::nan_value<T>();
-          }
-        }
-      }
-    }
-  }
-  if (nan_in_c) {
-    for (std::int64_t i = 0; i < s.batch; ++i) {
-      for (std::int64_t c = 0; c < s.n; ++c) {
-        for (std::int64_t r = 0; r < s.m; ++r) {
-          C.item(i)[r + c * C.ld] = (r + c) % 2 ? test::nan_value<T>() : T(INFINITY);
-        }
-      }
-    }
-  }
-  p.a = test::operand(A, storage);
-  p.b = test::operand(B, storage);
-  p.c = test::operand(C, storage);
+  auto [p, A, B, C] = test::host_case<T>(ta, tb, s, storage, alpha, beta, rng, nan_in_c, nan_in_ab);
   Outcome out;
   if (!cand.can_run(p).ok) return out;
   out.ran = true;

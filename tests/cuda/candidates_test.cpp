@@ -19,25 +19,19 @@ namespace gemmroute {
 namespace {
 
 using test::Buffer;
+using test::forms;
 using test::Mirror;
+using test::Shape;
 using test::Storage;
-
-std::vector<Op> forms(Scalar s) {
-  return is_complex(s) ? std::vector<Op>{Op::N, Op::T, Op::C} : std::vector<Op>{Op::N, Op::T};
-}
-
-struct Shape {
-  std::int64_t m, n, k, batch;
-};
 
 // From the kernels' own edges: cuda.tiled's 16 (15, 16, 17, 33), cuda.small's size classes
 // 2, 4, 8, 16, 32, 64 and their neighbours, cuda.wide's 64 x 64 x 8 and cuda.reg's 128 x 128 x 8
 // tiles (one less, equal, one more; k past one slab), ragged and prime shapes.
 const std::vector<Shape> kShapes = {
-    {1, 1, 1, 3},    {2, 2, 2, 5},    {3, 4, 5, 4},    {4, 4, 4, 9},    {5, 3, 2, 3},
-    {7, 8, 9, 3},    {8, 8, 8, 2},    {9, 3, 7, 2},    {15, 16, 17, 2}, {16, 16, 16, 5},
-    {17, 16, 15, 2}, {13, 11, 1, 2},  {31, 32, 33, 2}, {32, 32, 32, 3}, {33, 5, 31, 2},
-    {63, 64, 17, 2}, {64, 64, 64, 2}, {19, 37, 23, 1}, {70, 29, 5, 2},  {100, 90, 130, 1},
+    {1, 1, 1, 3},    {2, 2, 2, 5},     {3, 4, 5, 4},      {4, 4, 4, 9},    {5, 3, 2, 3},
+    {7, 8, 9, 3},    {8, 8, 8, 2},     {9, 3, 7, 2},      {15, 16, 17, 2}, {16, 16, 16, 5},
+    {17, 16, 15, 2}, {13, 11, 1, 2},   {31, 32, 33, 2},   {32, 32, 32, 3}, {33, 5, 31, 2},
+    {63, 64, 17, 2}, {64, 64, 64, 2},  {19, 37, 23, 1},   {70, 29, 5, 2},  {100, 90, 130, 1},
     {65, 63, 9, 2},  {128, 128, 8, 1}, {127, 129, 16, 1}, {129, 130, 7, 1}};
 const std::vector<Shape> kQuickShapes = {{2, 2, 2, 5},    {3, 4, 5, 4},   {9, 3, 7, 2},
                                          {17, 16, 15, 2}, {33, 5, 31, 2}, {64, 64, 64, 2},
@@ -59,41 +53,7 @@ Outcome run_case(const Candidate& cand, Op ta, Op tb, const Shape& s, Storage st
                  T beta, std::mt19937_64& rng, bool nan_in_c = false, bool nan_in_ab = false,
                  std::int64_t shift = 0) {
   const test::Gpu& gpu = test::Gpu::get();
-  Problem p;
-  p.dtype = scalar_of_v<T>;
-  p.ta = ta;
-  p.tb = tb;
-  p.m = s.m;
-  p.n = s.n;
-  p.k = s.k;
-  p.batch = s.batch;
-  p.alpha = std::complex<double>(alpha);
-  p.beta = std::complex<double>(beta);
-  const bool bcast = storage == Storage::broadcast;
-  auto A = test::make_buffer<T>(p.rows_a(), p.cols_a(), s.batch, storage, bcast, rng);
-  auto B = test::make_buffer<T>(p.rows_b(), p.cols_b(), s.batch, storage,
-                                bcast && (s.batch % 2 == 1), rng);
-  auto C = test::make_buffer<T>(s.m, s.n, s.batch, storage, false, rng);
-  if (nan_in_ab) {
-    for (auto* buf : {&A, &B}) {
-      for (std::int64_t i = 0; i < (buf->stride == 0 ? 1 : s.batch); ++i) {
-        for (std::int64_t c = 0; c < buf->cols; ++c) {
-          for (std::int64_t r = 0; r < buf->rows; ++r) {
-            buf->item(i)[r + c * buf->ld] = test::nan_value<T>();
-          }
-        }
-      }
-    }
-  }
-  if (nan_in_c) {
-    for (std::int64_t i = 0; i < s.batch; ++i) {
-      for (std::int64_t c = 0; c < s.n; ++c) {
-        for (std::int64_t r = 0; r < s.m; ++r) {
-          C.item(i)[r + c * C.ld] = (r + c) % 2 ? test::nan_value<T>() : T(INFINITY);
-        }
-      }
-    }
-  }
+  auto [p, A, B, C] = test::host_case<T>(ta, tb, s, storage, alpha, beta, rng, nan_in_c, nan_in_ab);
   Mirror<T> dA(A, shift), dB(B, shift), dC(C, shift);
   p.a = dA.operand(storage);
   p.b = dB.operand(storage);
