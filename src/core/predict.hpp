@@ -18,10 +18,11 @@ namespace gemmroute {
 enum class Selector : std::uint8_t { nearest, predict };
 std::string_view to_string(Selector selector) noexcept;
 std::optional<Selector> parse_selector(std::string_view text) noexcept;  // "nearest", "predict"
-// Chosen by measurement: bench/results/cpu-amd-epyc-2c/README.md (--compare-selection): on the
-// shipped CPU table the two tie over 135 shapes (regret geomean 1.142 nearest, 1.144 predict),
-// and nearest is no worse on two of the three shipped shapes files.
-inline constexpr Selector kDefaultSelector = Selector::nearest;
+// Chosen by measurement: bench/results/cpu-amd-epyc-2c/README.md (--compare-selection on the
+// table of all 8 CPU candidates): predict's regret geomean is 1.070 against nearest's 1.133 on
+// offgrid, 1.082 against 1.148 on offgrid-2, 0.994 against 1.028 on cpu-small, and 1.054 against
+// 1.047 on cpu-mixed (noise floor 1.038).
+inline constexpr Selector kDefaultSelector = Selector::predict;
 
 // The prediction's constants (docs/table-format.md): a corner row at L1 distance d in log2
 // space weighs 1 / (d + kCornerOffset); a later candidate displaces an earlier one only when

@@ -35,7 +35,7 @@ TEST(CudaWithoutGpu, EachBackendHasItsDefaultSelection) {
   bool offline = false;
   EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->default_selector(),
             Selector::nearest);
-  EXPECT_EQ(make_backend(Device::cpu())->default_selector(), Selector::nearest);
+  EXPECT_EQ(make_backend(Device::cpu())->default_selector(), Selector::predict);
 }
 
 // bench/results/h200/README.md ("Reach"); the CPU's tables speak only for their own forms.
