@@ -1,9 +1,10 @@
 // The mixed dtypes on the GPU: cublas runs bf16 and f16 (C of the input type or f32, f32
-// compute) and f32:f32:tf32 (CUBLAS_COMPUTE_32F_FAST_TF32), strided and pointer arrays,
-// within the reference's bound for each (one output rounding plus the accumulation term; TF32's
-// 2^-10 epsilon for its inputs' rounding), C's padding and A and B unchanged, the quick path
-// (alpha == 0, k == 0) rounding beta * C0 once; every native CUDA kernel refuses them with a
-// reason and its launch throws; the public API runs them, and TF32 only when Options::tf32 asks.
+// compute) and f32:f32:tf32 (CUBLAS_COMPUTE_32F_FAST_TF32), strided batches, and pointer arrays
+// (refused for bf16 and f16), within the reference's bound for each (one output rounding plus the
+// accumulation term; TF32's 2^-10 epsilon for its inputs' rounding), C's padding and A and B
+// unchanged, the quick path (alpha == 0, k == 0) rounding beta * C0 once; every native CUDA kernel
+// refuses them with a reason and its launch throws; the public API runs them, and TF32 only when
+// Options::tf32 asks.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -90,6 +91,10 @@ TEST(CudaMixed, CublasMatchesTheReference) {
                           Shape{129, 65, 1000, 1}}) {
             SCOPED_TRACE(describe(d, ta, tb, s.m, s.n, s.k, s.batch, pointers));
             Case x = make_case(d, ta, tb, s.m, s.n, s.k, s.batch, pointers, rng);
+            if (pointers && (size_of(d.in) == 2 || size_of(d.out) == 2)) {
+              EXPECT_FALSE(cublas().can_run(x.p).ok);  // cuBLAS faults on unaligned items
+              continue;
+            }
             ASSERT_TRUE(cublas().can_run(x.p).ok);
             const auto a0 = x.a, b0 = x.b, c0 = x.c;
             OnDevice dev(x);
