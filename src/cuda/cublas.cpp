@@ -1,9 +1,9 @@
 // cublas: the vendor. Strided batches through cublasGemmStridedBatchedEx_64, pointer arrays
 // (device memory; not for bf16 and f16, see can_run) through cublasGemmBatchedEx_64, on the
-// Context's handle and stream, A and B of the dtype's input type and C of its output type, in its compute type: 32F for f32, c32,
-// bf16 and f16 (C of bf16, f16 or f32), 64F for f64 and c64, and 32F_FAST_TF32 only for
-// f32:f32:tf32, which a call gets only when it asks (Options::tf32); the handle's math mode is
-// the default, so nothing else runs in TF32.
+// Context's handle and stream, A and B of the dtype's input type and C of its output type, in
+// its compute type: 32F for f32, c32, bf16 and f16 (C of bf16, f16 or f32), 64F for f64 and c64,
+// and 32F_FAST_TF32 only for f32:f32:tf32, which a call gets only when it asks (Options::tf32);
+// the handle's math mode is the default, so nothing else runs in TF32.
 // alpha == 0 and k == 0 take the backend's quick path, so no NaN in A or B can leak into C.
 // Grouped calls: consecutive groups that chose cublas for f32 or f64 (the scalars cuBLAS's
 // grouped GEMM takes) run as one cublasGemmGroupedBatchedEx_64 call.
