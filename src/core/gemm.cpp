@@ -67,7 +67,12 @@ void apply_precision(Problem& p, const Options& options) {
   if (options.tf32 && p.dtype == Scalar::f32) p.dtype.compute = Compute::tf32;
 }
 
-void run(Context& ctx, Problem& p, const Options& options, bool swapped) {
+// Every plain call's path: the order (a row-major call runs as its column-major transpose),
+// the options, validation, then the choice and the launch.
+void run(Context& ctx, Order order, Problem& p, const Options& options) {
+  check_order(order, "order");
+  const bool swapped = order == Order::row_major;
+  if (swapped) swap_for_row_major(p);
   detail::ContextState& st = detail::Access::state(ctx);
   check_options(options);
   apply_precision(p, options);
@@ -199,10 +204,7 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
           std::int64_t stride_c, std::int64_t batch, const Options& options) {
   Problem p = sized_problem(ta, tb, m, n, k, batch, alpha, beta, {a, nullptr, lda, stride_a},
                             {b, nullptr, ldb, stride_b}, {c, nullptr, ldc, stride_c});
-  check_order(order, "order");
-  const bool swapped = order == Order::row_major;
-  if (swapped) swap_for_row_major(p);
-  run(ctx, p, options, swapped);
+  run(ctx, order, p, options);
 }
 
 template <class T>
@@ -214,10 +216,7 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
                             {nullptr, reinterpret_cast<const void* const*>(a), lda, 0},
                             {nullptr, reinterpret_cast<const void* const*>(b), ldb, 0},
                             {nullptr, reinterpret_cast<const void* const*>(c), ldc, 0});
-  check_order(order, "order");
-  const bool swapped = order == Order::row_major;
-  if (swapped) swap_for_row_major(p);
-  run(ctx, p, options, swapped);
+  run(ctx, order, p, options);
 }
 
 template <class In, class Out>
@@ -229,10 +228,7 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
   Problem p = sized_problem(ta, tb, m, n, k, batch, alpha, beta, {a, nullptr, lda, stride_a},
                             {b, nullptr, ldb, stride_b}, {c, nullptr, ldc, stride_c},
                             mixed_dtype<In, Out>());
-  check_order(order, "order");
-  const bool swapped = order == Order::row_major;
-  if (swapped) swap_for_row_major(p);
-  run(ctx, p, options, swapped);
+  run(ctx, order, p, options);
 }
 
 template <class In, class Out>
@@ -245,10 +241,7 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
                             {nullptr, reinterpret_cast<const void* const*>(b), ldb, 0},
                             {nullptr, reinterpret_cast<const void* const*>(c), ldc, 0},
                             mixed_dtype<In, Out>());
-  check_order(order, "order");
-  const bool swapped = order == Order::row_major;
-  if (swapped) swap_for_row_major(p);
-  run(ctx, p, options, swapped);
+  run(ctx, order, p, options);
 }
 
 void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& options) {
