@@ -1,9 +1,9 @@
 // The CUDA backend: its vocabulary in tie-break order, its fingerprint, its last resorts and
 // its execution resources.
 //
-// Tie-break order: cublas, the cuda.small family, cuda.reg, cuda.wide, cuda.tiled, cuda.direct. The
-// vendor comes first, so a native kernel displaces it only when measured faster by more than the
-// margin.
+// Tie-break order: cublas, the cuda.small family, cuda.stream, cuda.reg, cuda.wide, cuda.tiled,
+// cuda.direct. The vendor comes first, so a native kernel displaces it only when measured faster
+// by more than the margin.
 #include "cuda/backend.hpp"
 
 #include <cstdio>
@@ -28,6 +28,7 @@ class CudaBackend final : public Backend {
   explicit CudaBackend(int index) : index_(index) {
     candidates_.push_back(&cublas_candidate());
     for (const Candidate* c : small_candidates()) candidates_.push_back(c);
+    for (const Candidate* c : stream_candidates()) candidates_.push_back(c);
     candidates_.push_back(&reg_candidate());
     candidates_.push_back(&wide_candidate());
     candidates_.push_back(&tiled_candidate());

@@ -121,6 +121,7 @@ constexpr Scalar kScalars[] = {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c6
 std::vector<const Candidate*> cuda_candidates() {
   std::vector<const Candidate*> out = {&cuda::cublas_candidate()};
   for (const Candidate* c : cuda::small_candidates()) out.push_back(c);
+  for (const Candidate* c : cuda::stream_candidates()) out.push_back(c);
   out.push_back(&cuda::reg_candidate());
   out.push_back(&cuda::wide_candidate());
   out.push_back(&cuda::tiled_candidate());
@@ -223,6 +224,34 @@ TEST_P(CudaCandidateTest, BatchesOverTheGridLimit) {
       Outcome o = run_case<T>(candidate(), Op::N, Op::N, Shape{2, 3, 2, 70001}, st,
                               test::random_scalar<T>(rng), test::random_scalar<T>(rng), rng);
       EXPECT_EQ(o.failure, "") << test::name(st);
+    }
+  });
+}
+
+// Batches that span many of a kernel's item groups (cuda.small's blocks, cuda.stream's double-
+// buffered groups), with a partial last group, bases one element past alignment, every form.
+TEST_P(CudaCandidateTest, ManyGroupsInEveryForm) {
+  std::mt19937_64 rng(14);
+  const std::vector<Shape> shapes = {{3, 5, 7, 1111}, {8, 8, 8, 301}, {16, 13, 16, 67},
+                                     {33, 20, 17, 21}};
+  int cases = 0;
+  for_scalars([&]<class T>() {
+    for (Op ta : forms(scalar_of_v<T>)) {
+      for (Op tb : forms(scalar_of_v<T>)) {
+        for (const Shape& s : shapes) {
+          if (test::quick_suite() && cases % 3 != 0) {
+            ++cases;
+            continue;
+          }
+          const T beta = cases % 4 == 0 ? T(0) : test::random_scalar<T>(rng);
+          const std::int64_t shift = cases % 2;
+          ++cases;
+          Outcome o = run_case<T>(candidate(), ta, tb, s, Storage::packed,
+                                  test::random_scalar<T>(rng), beta, rng, false, false, shift);
+          EXPECT_EQ(o.failure, "") << to_string(ta) << to_string(tb) << " " << s.m << "x" << s.n
+                                   << "x" << s.k << " b" << s.batch << (shift ? " shifted" : "");
+        }
+      }
     }
   });
 }

@@ -1,0 +1,367 @@
+// cuda.stream:t=T: packed batches of small matrices (max(m, n, k) <= 64), streamed through
+// shared memory. Such batches are bound by the bytes they move, so the kernel is built to keep
+// as many bytes in flight as the memory system needs, without a pause for the arithmetic:
+//
+// - When A, B and C are each one contiguous range (items packed back to back, ld == rows), a
+//   group of consecutive items is one range of each. A block copies its group's three ranges
+//   into shared memory with asynchronous copies (cp.async: 16 bytes each where the bases allow,
+//   4 or 8 otherwise), no layout change, so the copy is a plain byte stream.
+// - Blocks are persistent (as many as fit on the device at once) and double-buffered: while a
+//   block computes one group from one buffer, the copies of its next group fill the other.
+// - Each thread computes T x T register tiles of C, tiles running over the group's items, so
+//   items of any size fill the block; rows i of a tile are `side_i` apart, so consecutive
+//   threads write consecutive elements of C (coalesced). C is read (beta != 0) from the
+//   staged copy and written straight from registers; beta == 0 never reads C.
+// - Forms are runtime strides into the staged items (N, T; conjugation applied to the values),
+//   so one kernel serves all nine.
+//
+// Anything that is not packed (padding, broadcast operands, pointer arrays) is left to
+// cuda.small. Instantiations: T = 1, 2, 4 for each of the four scalars (12 kernels).
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "core/dispatch.hpp"
+#include "cuda/candidates.hpp"
+#include "cuda/check.hpp"
+#include "cuda/exec.hpp"
+#include "cuda/kernel.cuh"
+#include "cuda/scale.hpp"
+
+namespace gemmroute::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kBound = 64;  // max(m, n, k)
+constexpr std::array<int, 3> kTiles = {1, 2, 4};
+// A group's three ranges aim at this many bytes: enough in flight per block that the blocks
+// an SM holds cover the memory latency, small enough that several blocks fit.
+constexpr std::size_t kGroupBytes = 16 * 1024;
+// Two buffers of a group stay under this, so at least two blocks share a multiprocessor.
+constexpr std::size_t kMaxBlockShared = 112 * 1024;
+
+// floor(x / d) by a multiply, magic = ceil(2^32 / d): exact for x, d < 2^16 (here x < 2^16
+// tiles per group, d <= 64 * 64).
+struct Divisor {
+  std::uint64_t magic;
+  std::uint32_t d;
+  static Divisor of(std::uint32_t d) { return {((std::uint64_t{1} << 32) + d - 1) / d, d}; }
+  __device__ std::uint32_t div(std::uint32_t x) const {
+    return static_cast<std::uint32_t>((x * magic) >> 32);
+  }
+};
+
+// One operand's staged items: element (r, c) of op(X) at r * sr + c * sc within an item.
+struct Strides {
+  std::uint32_t sr, sc;
+};
+
+template <class T>
+struct StreamArgs {
+  Args<T> p;
+  std::int64_t groups;
+  std::uint32_t items;                  // per group (the last one may have fewer)
+  std::uint32_t side_i, side_j;         // threads per item along i and j: ceil(m / T), ceil(n / T)
+  Divisor per_item, by_side_i;          // side_i * side_j, side_i
+  std::uint32_t ea, eb, ec;             // elements per item: m k, k n, m n
+  std::uint32_t off_b, off_c, buffer;   // in elements: B's and C's place in a buffer, its size
+  Strides sa, sb;                       // op(A)(i, q), op(B)(q, j)
+  std::uint32_t granule;                // bytes per asynchronous copy: 16, 8 or 4
+  bool conj_a, conj_b;
+  bool read_c;                          // beta != 0
+};
+
+// Asynchronous global -> shared copies of 4, 8 or 16 bytes (sm_80 on; plain copies before).
+template <int BYTES>
+__device__ __forceinline__ void copy_async(void* dst, const void* src) {
+#if __CUDA_ARCH__ >= 800
+  const auto s = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst));
+  if constexpr (BYTES == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src));
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(BYTES));
+  }
+#else
+  struct alignas(BYTES) Granule {
+    unsigned char b[BYTES];
+  };
+  *static_cast<Granule*>(dst) = *static_cast<const Granule*>(src);
+#endif
+}
+
+__device__ __forceinline__ void commit_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+// Waits until at most N of this thread's committed copy groups are still in flight.
+template <int N>
+__device__ __forceinline__ void wait_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
+template <int BYTES>
+__device__ __forceinline__ void copy_units(unsigned char* dst, const unsigned char* src,
+                                           std::uint32_t units) {
+  for (std::uint32_t u = threadIdx.x; u < units; u += kThreads) {
+    copy_async<BYTES>(dst + u * BYTES, src + u * BYTES);
+  }
+}
+
+// Copies `bytes` (a multiple of 4) from src to dst, both aligned to `granule`: granules first,
+// then the 4-byte tail.
+__device__ __forceinline__ void copy_range(void* dst_v, const void* src_v, std::uint32_t bytes,
+                                           std::uint32_t granule) {
+  auto* dst = static_cast<unsigned char*>(dst_v);
+  const auto* src = static_cast<const unsigned char*>(src_v);
+  const std::uint32_t body = bytes / granule * granule;
+  if (granule == 16) {
+    copy_units<16>(dst, src, body / 16);
+  } else if (granule == 8) {
+    copy_units<8>(dst, src, body / 8);
+  } else {
+    copy_units<4>(dst, src, body / 4);
+  }
+  copy_units<4>(dst + body, src + body, (bytes - body) / 4);
+}
+
+// Starts the copies of group g into `buf` (one commit group per call, empty past the end).
+template <class T>
+__device__ __forceinline__ void issue_group(const StreamArgs<T>& s, std::int64_t g, T* buf) {
+  if (g < s.groups) {
+    const std::int64_t item0 = g * s.items;
+    const std::int64_t left = s.p.batch - item0;
+    const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
+    constexpr std::uint32_t z = sizeof(T);
+    copy_range(buf, s.p.a.base + item0 * s.ea, items * s.ea * z, s.granule);
+    copy_range(buf + s.off_b, s.p.b.base + item0 * s.eb, items * s.eb * z, s.granule);
+    if (s.read_c) copy_range(buf + s.off_c, s.p.c.base + item0 * s.ec, items * s.ec * z, s.granule);
+  }
+  commit_copies();
+}
+
+template <class T>
+__device__ __forceinline__ T maybe_conj(T v, bool conj) {
+  return conj ? Ops<T>::conj(v) : v;
+}
+
+template <class T, int TILE>
+__device__ __forceinline__ void compute_group(const StreamArgs<T>& s, std::int64_t g,
+                                              const T* buf) {
+  const Args<T>& p = s.p;
+  const std::int64_t item0 = g * s.items;
+  const std::int64_t left = p.batch - item0;
+  const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
+  const std::uint32_t tiles = items * s.per_item.d;
+  for (std::uint32_t t = threadIdx.x; t < tiles; t += kThreads) {
+    const std::uint32_t slot = s.per_item.div(t);
+    const std::uint32_t local = t - slot * s.per_item.d;
+    const std::uint32_t tj = s.by_side_i.div(local);
+    const std::uint32_t ti = local - tj * s.side_i;
+    const T* a = buf + slot * s.ea;
+    const T* b = buf + s.off_b + slot * s.eb;
+    std::uint32_t ra[TILE], cb[TILE];
+#pragma unroll
+    for (int u = 0; u < TILE; ++u) {
+      const int i = static_cast<int>(ti + u * s.side_i), j = static_cast<int>(tj + u * s.side_j);
+      ra[u] = static_cast<std::uint32_t>(i < m ? i : m - 1) * s.sa.sr;  // clamped: inside the item
+      cb[u] = static_cast<std::uint32_t>(j < n ? j : n - 1) * s.sb.sc;
+    }
+    T acc[TILE][TILE];
+#pragma unroll
+    for (int u = 0; u < TILE; ++u)
+#pragma unroll
+      for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::zero();
+#pragma unroll 4
+    for (int q = 0; q < k; ++q) {
+      T x[TILE], y[TILE];
+#pragma unroll
+      for (int u = 0; u < TILE; ++u) x[u] = maybe_conj(a[ra[u] + q * s.sa.sc], s.conj_a);
+#pragma unroll
+      for (int v = 0; v < TILE; ++v) y[v] = maybe_conj(b[cb[v] + q * s.sb.sr], s.conj_b);
+#pragma unroll
+      for (int u = 0; u < TILE; ++u)
+#pragma unroll
+        for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
+    }
+    T* const c = p.c.base + (item0 + slot) * s.ec;
+    const T* const c0 = buf + s.off_c + slot * s.ec;
+#pragma unroll
+    for (int v = 0; v < TILE; ++v) {
+      const int j = static_cast<int>(tj + v * s.side_j);
+      if (j >= n) continue;
+#pragma unroll
+      for (int u = 0; u < TILE; ++u) {
+        const int i = static_cast<int>(ti + u * s.side_i);
+        if (i >= m) continue;
+        const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
+        c[i + j * m] = s.read_c ? Ops<T>::fma(p.beta, c0[i + j * m], ab) : ab;
+      }
+    }
+  }
+}
+
+template <class T, int TILE>
+__global__ void __launch_bounds__(kThreads) stream_kernel(StreamArgs<T> s) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* const first = reinterpret_cast<T*>(smem_raw);
+  std::int64_t g = blockIdx.x;
+  issue_group(s, g, first);
+  for (std::uint32_t b = 0; g < s.groups; g += gridDim.x, b ^= 1) {
+    T* const buf = first + b * s.buffer;
+    T* const other = first + (b ^ 1) * s.buffer;
+    issue_group(s, g + gridDim.x, other);  // the next group, while this one computes
+    wait_copies<1>();                      // this thread's copies of group g are done
+    __syncthreads();                       // and every other thread's
+    compute_group<T, TILE>(s, g, buf);
+    __syncthreads();  // buf is refilled by the copies issued next iteration
+  }
+  wait_copies<0>();  // nothing in flight when the block ends
+}
+
+// Whether one operand's items form one contiguous range with ld == rows.
+bool packed(const Operand& o, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
+  if (o.array) return false;
+  return o.ld == (rows < 1 ? 1 : rows) && (batch == 1 || o.stride == rows * cols);
+}
+
+// The largest of 16, 8, 4 dividing every address a copy starts at: the three bases and the
+// distance between consecutive groups.
+std::uint32_t granule_of(std::initializer_list<std::uintptr_t> offsets) {
+  std::uintptr_t all = 0;
+  for (std::uintptr_t o : offsets) all |= o;
+  return all % 16 == 0 ? 16 : all % 8 == 0 ? 8 : 4;
+}
+
+// How a launch packs items: items per group and the shared bytes of the two buffers.
+struct Plan {
+  std::uint32_t items;
+  std::size_t shared;
+};
+
+template <class T>
+Plan plan(const Problem& p, int tile) {
+  if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return {1, 0};  // nothing is staged
+  const std::size_t per_item =
+      static_cast<std::size_t>(p.m * p.k + p.k * p.n + (p.beta == 0.0 ? 0 : p.m * p.n)) *
+      sizeof(T);
+  const std::size_t tiles = static_cast<std::size_t>(((p.m + tile - 1) / tile) *
+                                                     ((p.n + tile - 1) / tile));
+  std::size_t items = kGroupBytes / per_item;
+  const std::size_t fill = (kThreads + tiles - 1) / tiles;  // items that give every thread a tile
+  if (items < fill) items = fill;
+  const std::size_t fit = kMaxBlockShared / (2 * (per_item + 48));
+  if (items > fit) items = fit;
+  if (items >= 4) items -= items % 4;  // f32 groups a whole number of 16-byte granules
+  if (items < 1) items = 1;
+  if (items > static_cast<std::size_t>(p.batch)) items = static_cast<std::size_t>(p.batch);
+  // Each of the three ranges padded to 16 bytes within a buffer.
+  auto pad = [](std::size_t elems) { return (elems * sizeof(T) + 15) / 16 * 16 / sizeof(T); };
+  const std::size_t buffer = pad(items * p.m * p.k) + pad(items * p.k * p.n) +
+                             (p.beta == 0.0 ? 0 : pad(items * p.m * p.n));
+  return {static_cast<std::uint32_t>(items), 2 * buffer * sizeof(T)};
+}
+
+template <class T, int TILE>
+void launch_stream(const Problem& p, const CudaExec& exec) {
+  const Plan pl = plan<T>(p, TILE);
+  StreamArgs<T> s{};
+  s.p = make_args<T>(p);
+  s.items = pl.items;
+  s.groups = (p.batch + pl.items - 1) / pl.items;
+  s.side_i = static_cast<std::uint32_t>((p.m + TILE - 1) / TILE);
+  s.side_j = static_cast<std::uint32_t>((p.n + TILE - 1) / TILE);
+  s.per_item = Divisor::of(s.side_i * s.side_j);
+  s.by_side_i = Divisor::of(s.side_i);
+  s.ea = static_cast<std::uint32_t>(p.m * p.k);
+  s.eb = static_cast<std::uint32_t>(p.k * p.n);
+  s.ec = static_cast<std::uint32_t>(p.m * p.n);
+  auto pad = [](std::size_t elems) {
+    return static_cast<std::uint32_t>((elems * sizeof(T) + 15) / 16 * 16 / sizeof(T));
+  };
+  s.off_b = pad(std::size_t{pl.items} * s.ea);
+  s.off_c = s.off_b + pad(std::size_t{pl.items} * s.eb);
+  s.buffer = static_cast<std::uint32_t>(pl.shared / 2 / sizeof(T));
+  const auto m = static_cast<std::uint32_t>(p.m), n = static_cast<std::uint32_t>(p.n),
+             k = static_cast<std::uint32_t>(p.k);
+  s.sa = p.ta == Op::N ? Strides{1, m} : Strides{k, 1};  // stored m x k, or k x m
+  s.sb = p.tb == Op::N ? Strides{1, k} : Strides{n, 1};  // stored k x n, or n x k
+  s.conj_a = p.ta == Op::C;
+  s.conj_b = p.tb == Op::C;
+  s.read_c = !s.p.beta_zero;
+  const std::uintptr_t z = sizeof(T);
+  s.granule = granule_of({reinterpret_cast<std::uintptr_t>(p.a.base),
+                          reinterpret_cast<std::uintptr_t>(p.b.base),
+                          s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0,
+                          pl.items * s.ea * z, pl.items * s.eb * z,
+                          s.read_c ? pl.items * s.ec * z : 0});
+  auto kernel = stream_kernel<T, TILE>;
+  if (pl.shared > 48 * 1024) {
+    // Raising the limit is per kernel; it is idempotent, so no flag is kept.
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(pl.shared)),
+          "cudaFuncSetAttribute(stream_kernel)");
+  }
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, pl.shared),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor(stream_kernel)");
+  const std::int64_t resident = std::int64_t{exec.sms()} * (per_sm > 0 ? per_sm : 1);
+  kernel<<<grid_dim(s.groups < resident ? s.groups : resident, kGridX), kThreads, pl.shared,
+           exec.cuda_stream()>>>(s);
+  check_launch("stream_kernel");
+}
+
+template <int TILE>
+void launch_tile(const Problem& p, const CudaExec& exec) {
+  dispatch(p.dtype, [&]<class H>() { launch_stream<device_t<H>, TILE>(p, exec); });
+}
+
+class Stream final : public Candidate {
+ public:
+  Stream(int tile, void (*launch)(const Problem&, const CudaExec&))
+      : tile_(tile), launch_(launch), spelling_("cuda.stream:t=" + std::to_string(tile)) {}
+  std::string_view spelling() const override { return spelling_; }
+  Provider provider() const override { return Provider::native; }
+  Verdict can_run(const Problem& p) const override {
+    if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
+    if (p.m > kBound || p.n > kBound || p.k > kBound) {
+      return Verdict::no("max(m, n, k) is over 64");
+    }
+    if (!packed(p.a, p.rows_a(), p.cols_a(), p.batch) ||
+        !packed(p.b, p.rows_b(), p.cols_b(), p.batch) || !packed(p.c, p.m, p.n, p.batch)) {
+      return Verdict::no("A, B and C must each be packed (items back to back, ld == rows)");
+    }
+    const std::size_t shared =
+        dispatch(p.dtype, [&]<class H>() { return plan<device_t<H>>(p, tile_).shared; });
+    if (shared > kMaxShared) return Verdict::no("two buffers of one item exceed shared memory");
+    return Verdict::yes();
+  }
+  void launch(const Problem& p, const Exec& e) const override {
+    require_runnable(*this, p, e);
+    const CudaExec& exec = cuda_exec(e);
+    if (quick_path(p, exec)) return;
+    if (p.m == 0 || p.n == 0 || p.batch == 0) return;
+    launch_(p, exec);
+  }
+
+ private:
+  static constexpr std::size_t kMaxShared = 227 * 1024;  // Hopper's opt-in limit per block
+  int tile_;
+  void (*launch_)(const Problem&, const CudaExec&);
+  std::string spelling_;
+};
+
+}  // namespace
+
+std::span<const Candidate* const> stream_candidates() {
+  static const Stream t1(1, &launch_tile<1>), t2(2, &launch_tile<2>), t4(4, &launch_tile<4>);
+  static const std::array<const Candidate*, kTiles.size()> all = {&t1, &t2, &t4};
+  return all;
+}
+
+}  // namespace gemmroute::cuda
