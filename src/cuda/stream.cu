@@ -149,22 +149,36 @@ __device__ __forceinline__ T maybe_conj(T v, bool conj) {
   return conj ? Ops<T>::conj(v) : v;
 }
 
+// A thread's fixed place in every group: its first tile within an item and the items it takes.
+// Where an item has at most kThreads tiles, the block covers kThreads / tiles items at once and
+// a thread keeps one tile of each (decoded once per group, not per item); otherwise every
+// thread takes tiles kThreads apart of one item at a time.
+struct Lane {
+  std::uint32_t tile0, slot0, slot_step;
+  bool idle;  // past the last whole item the block covers at once
+};
+
+template <class T>
+__device__ __forceinline__ Lane lane_of(const StreamArgs<T>& s) {
+  const std::uint32_t per = s.per_item.d;
+  if (per > kThreads) return {threadIdx.x, 0, 1, false};
+  const std::uint32_t slot = s.per_item.div(threadIdx.x);
+  const std::uint32_t step = kThreads / per;
+  return {threadIdx.x - slot * per, slot, step, slot >= step};
+}
+
 template <class T, int TILE>
-__device__ __forceinline__ void compute_group(const StreamArgs<T>& s, std::int64_t g,
-                                              const T* buf) {
+__device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane& lane,
+                                              std::int64_t g, const T* buf) {
   const Args<T>& p = s.p;
   const std::int64_t item0 = g * s.items;
   const std::int64_t left = p.batch - item0;
   const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
-  const std::uint32_t tiles = items * s.per_item.d;
-  for (std::uint32_t t = threadIdx.x; t < tiles; t += kThreads) {
-    const std::uint32_t slot = s.per_item.div(t);
-    const std::uint32_t local = t - slot * s.per_item.d;
-    const std::uint32_t tj = s.by_side_i.div(local);
-    const std::uint32_t ti = local - tj * s.side_i;
-    const T* a = buf + slot * s.ea;
-    const T* b = buf + s.off_b + slot * s.eb;
+  T* const cg = p.c.base + item0 * s.ec;
+  for (std::uint32_t tile = lane.tile0; tile < s.per_item.d; tile += kThreads) {
+    const std::uint32_t tj = s.by_side_i.div(tile);
+    const std::uint32_t ti = tile - tj * s.side_i;
     std::uint32_t ra[TILE], cb[TILE];
 #pragma unroll
     for (int u = 0; u < TILE; ++u) {
@@ -172,44 +186,58 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, std::int64
       ra[u] = static_cast<std::uint32_t>(i < m ? i : m - 1) * s.sa.sr;  // clamped: inside the item
       cb[u] = static_cast<std::uint32_t>(j < n ? j : n - 1) * s.sb.sc;
     }
-    T acc[TILE][TILE];
-#pragma unroll
-    for (int u = 0; u < TILE; ++u)
-#pragma unroll
-      for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::zero();
-#pragma unroll 4
-    for (int q = 0; q < k; ++q) {
-      T x[TILE], y[TILE];
-#pragma unroll
-      for (int u = 0; u < TILE; ++u) x[u] = maybe_conj(a[ra[u] + q * s.sa.sc], s.conj_a);
-#pragma unroll
-      for (int v = 0; v < TILE; ++v) y[v] = maybe_conj(b[cb[v] + q * s.sb.sr], s.conj_b);
+    for (std::uint32_t slot = lane.slot0; slot < items; slot += lane.slot_step) {
+      const T* a = buf + slot * s.ea;
+      const T* b = buf + s.off_b + slot * s.eb;
+      T acc[TILE][TILE];
 #pragma unroll
       for (int u = 0; u < TILE; ++u)
 #pragma unroll
-        for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
-    }
-    T* const c = p.c.base + (item0 + slot) * s.ec;
-    const T* const c0 = buf + s.off_c + slot * s.ec;
+        for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::zero();
+#pragma unroll 4
+      for (int q = 0; q < k; ++q) {
+        T x[TILE], y[TILE];
 #pragma unroll
-    for (int v = 0; v < TILE; ++v) {
-      const int j = static_cast<int>(tj + v * s.side_j);
-      if (j >= n) continue;
+        for (int u = 0; u < TILE; ++u) x[u] = maybe_conj(a[ra[u]], s.conj_a);
 #pragma unroll
-      for (int u = 0; u < TILE; ++u) {
-        const int i = static_cast<int>(ti + u * s.side_i);
-        if (i >= m) continue;
-        const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
-        c[i + j * m] = s.read_c ? Ops<T>::fma(p.beta, c0[i + j * m], ab) : ab;
+        for (int v = 0; v < TILE; ++v) y[v] = maybe_conj(b[cb[v]], s.conj_b);
+        a += s.sa.sc;
+        b += s.sb.sr;
+#pragma unroll
+        for (int u = 0; u < TILE; ++u)
+#pragma unroll
+          for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
+      }
+      T* const c = cg + slot * s.ec;
+      const T* const c0 = buf + s.off_c + slot * s.ec;
+#pragma unroll
+      for (int v = 0; v < TILE; ++v) {
+        const int j = static_cast<int>(tj + v * s.side_j);
+        if (j >= n) continue;
+#pragma unroll
+        for (int u = 0; u < TILE; ++u) {
+          const int i = static_cast<int>(ti + u * s.side_i);
+          if (i >= m) continue;
+          const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
+          c[i + j * m] = s.read_c ? Ops<T>::fma(p.beta, c0[i + j * m], ab) : ab;
+        }
       }
     }
   }
 }
 
+// Blocks per multiprocessor the registers must allow: small tiles are latency-bound, so as many
+// as shared memory admits (7 or 8 at the 16 KiB groups), short of spilling registers.
 template <class T, int TILE>
-__global__ void __launch_bounds__(kThreads) stream_kernel(StreamArgs<T> s) {
+constexpr int kMinBlocks = TILE == 1   ? (sizeof(T) == 4 ? 8 : sizeof(T) == 8 ? 7 : 6)
+                           : TILE == 2 ? (sizeof(T) == 16 ? 4 : 5)
+                                       : (sizeof(T) == 16 ? 1 : 2);
+
+template <class T, int TILE>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>) stream_kernel(StreamArgs<T> s) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* const first = reinterpret_cast<T*>(smem_raw);
+  const Lane lane = lane_of(s);
   std::int64_t g = blockIdx.x;
   issue_group(s, g, first);
   for (std::uint32_t b = 0; g < s.groups; g += gridDim.x, b ^= 1) {
@@ -218,7 +246,7 @@ __global__ void __launch_bounds__(kThreads) stream_kernel(StreamArgs<T> s) {
     issue_group(s, g + gridDim.x, other);  // the next group, while this one computes
     wait_copies<1>();                      // this thread's copies of group g are done
     __syncthreads();                       // and every other thread's
-    compute_group<T, TILE>(s, g, buf);
+    if (!lane.idle) compute_group<T, TILE>(s, lane, g, buf);
     __syncthreads();  // buf is refilled by the copies issued next iteration
   }
   wait_copies<0>();  // nothing in flight when the block ends
