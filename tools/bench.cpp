@@ -193,6 +193,7 @@ int bench(const Argv& argv) {
   }
   const Fingerprint& fp = backend->fingerprint();
   const std::string vendor(backend->last_resort_vendor().spelling());
+  install_interrupt_handler();  // before the first line, which tells a caller it may signal
   std::printf("bench: %zu shapes from %s on %s (%s)\n", shapes.size(), shapes_path.c_str(),
               fp.get("device") ? fp.get("device")->c_str() : "?", fp.id().c_str());
   std::printf("bench: auto selects from %s with selection %s%s; vendor is %s\n",
@@ -218,7 +219,6 @@ int bench(const Argv& argv) {
                "predict_over_best\n");
   csv_file.flush();
 
-  install_interrupt_handler();
   Arena arena;
   std::vector<double> regrets, speedups;
   std::map<Selector, Ratios> regret_of;

@@ -8,10 +8,12 @@ usage: cli_files_test.py GEMMROUTE_BINARY SOURCE_DIR
 """
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 CLI = None
@@ -278,6 +280,42 @@ class Files(unittest.TestCase):
         self.assertEqual(self.listing(), ["r.csv", "s.txt"])
 
     # -- tune ----------------------------------------------------------------------------------
+
+    def interrupted_bench(self, gap_s):
+        """A bench of many shapes, sent SIGINT twice gap_s apart once it has measured one."""
+        shapes = self.write("many.txt", "".join(
+            "f32 N N %d %d %d 64\n" % (n, n, n) for n in range(40, 140)))
+        out = self.path("many.csv")
+        p = subprocess.Popen([CLI, "bench", "--device", "cpu", "--shapes", shapes, "--out", out,
+                              *QUICK], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True)
+        first = ""
+        while " auto " not in first:  # the first shape's line: a stop now keeps it
+            line = p.stdout.readline()
+            self.assertNotEqual(line, "", first)
+            first += line
+        p.send_signal(signal.SIGINT)
+        if gap_s:
+            time.sleep(gap_s)
+        p.send_signal(signal.SIGINT)
+        rest = p.stdout.read()
+        return p.wait(timeout=120), first + rest, out
+
+    def test_bench_takes_a_doubled_sigint_for_one_clean_stop(self):
+        # `timeout -s INT` signals the process and then its group: both can arrive.
+        rc, text, out = self.interrupted_bench(0)
+        self.assertEqual(rc, 0, text)
+        self.assertIn("interrupted (Ctrl-C) after", text)
+        self.assertTrue(os.path.exists(out), text)
+        self.assertEqual([f for f in self.listing() if f.startswith(".")], [])
+
+    def test_bench_ends_at_a_second_sigint_a_second_later(self):
+        rc, text, out = self.interrupted_bench(1.5)
+        if rc == 0:  # the clean stop came first (a shape ended inside the gap)
+            self.assertIn("interrupted (Ctrl-C) after", text)
+        else:
+            self.assertEqual(rc, 130, text)
+            self.assertFalse(os.path.exists(out), text)
 
     def test_tune_failures_leave_no_results_file(self):
         spec = self.write("tiny.spec", TINY_SPEC)
