@@ -283,17 +283,21 @@ class Files(unittest.TestCase):
 
     def interrupted_bench(self, gap_s):
         """A bench of many shapes, sent SIGINT twice gap_s apart once it has measured one."""
-        shapes = self.write("many.txt", "".join(
-            "f32 N N %d %d %d 64\n" % (n, n, n) for n in range(40, 140)))
+        # A quick first shape, so its line comes at once, then shapes of several seconds each
+        # (every arm of 400^3 x 16), so both signals land inside the second.
+        shapes = self.write("many.txt", "f32 N N 4 4 4 1\n" + "".join(
+            "f32 N N %d 400 400 16\n" % n for n in range(400, 410)))
         out = self.path("many.csv")
         p = subprocess.Popen([CLI, "bench", "--device", "cpu", "--shapes", shapes, "--out", out,
                               *QUICK], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True)
         first = ""
-        while " auto " not in first:  # the first shape's line: a stop now keeps it
+        while True:  # until the first shape's result line: a stop from now on keeps it
             line = p.stdout.readline()
             self.assertNotEqual(line, "", first)
             first += line
+            if line.split("\r")[-1].startswith("f32 N N packed"):
+                break
         p.send_signal(signal.SIGINT)
         if gap_s:
             time.sleep(gap_s)
