@@ -21,7 +21,7 @@ void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec);
 // cuda.small:s=..:t=..: the small-matrix family, every instantiated configuration.
 std::span<const Candidate* const> small_candidates();
 
-// cuda.stream:t=..: packed small-matrix batches streamed through shared memory, per tile.
+// cuda.stream:t=.., v=..: packed small-matrix batches streamed through shared memory, per tile.
 std::span<const Candidate* const> stream_candidates();
 
 }  // namespace gemmroute::cuda

@@ -1,5 +1,5 @@
-// cuda.stream:t=T: packed batches of small matrices (max(m, n, k) <= 64), streamed through
-// shared memory. Such batches are bound by the bytes they move, so the kernel is built to keep
+// cuda.stream:t=T and cuda.stream:v=N: packed batches of small matrices (max(m, n, k) <= 64),
+// streamed through shared memory. Such batches are bound by the bytes they move, so the kernel is built to keep
 // as many bytes in flight as the memory system needs, without a pause for the arithmetic:
 //
 // - When A, B and C are each one contiguous range (items packed back to back, ld == rows), a
@@ -8,15 +8,19 @@
 //   4 or 8 otherwise), no layout change, so the copy is a plain byte stream.
 // - Blocks are persistent (as many as fit on the device at once) and double-buffered: while a
 //   block computes one group from one buffer, the copies of its next group fill the other.
-// - Each thread computes T x T register tiles of C, tiles running over the group's items, so
-//   items of any size fill the block; rows i of a tile are `side_i` apart, so consecutive
-//   threads write consecutive elements of C (coalesced). C is read (beta != 0) from the
-//   staged copy and written straight from registers; beta == 0 never reads C.
+// - Each thread computes register tiles of C, tiles running over the group's items, so items of
+//   any size fill the block. `t=T`: T x T tiles whose rows are `side_i` apart (consecutive
+//   threads write consecutive elements of C). `v=N`: 16 bytes of consecutive rows (4 f32, 2 f64
+//   or c32, 1 c64) by N columns, so where m is a multiple of those rows a column of op(A) is one
+//   16-byte shared load per k step and a column of C one 16-byte load and store: a quarter of
+//   the instructions per element for f32, which the t= tiles are bound by. C is read (beta !=
+//   0) from the staged copy and written straight from registers; beta == 0 never reads C.
 // - Forms are runtime strides into the staged items (N, T; conjugation applied to the values),
 //   so one kernel serves all nine.
 //
 // Anything that is not packed (padding, broadcast operands, pointer arrays) is left to
-// cuda.small. Instantiations: T = 1, 2, 4 for each of the four scalars (12 kernels).
+// cuda.small. Instantiations: t = 1, 2, 4 and v = 1, 2, 4 for each of the four scalars (24
+// kernels).
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -34,7 +38,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kBound = 64;  // max(m, n, k)
-constexpr std::array<int, 3> kTiles = {1, 2, 4};
 // A group's three ranges aim at this many bytes: enough in flight per block that the blocks
 // an SM holds cover the memory latency, small enough that several blocks fit.
 constexpr std::size_t kGroupBytes = 16 * 1024;
@@ -70,6 +73,7 @@ struct StreamArgs {
   std::uint32_t granule;                // bytes per asynchronous copy: 16, 8 or 4
   bool conj_a, conj_b;
   bool read_c;                          // beta != 0
+  bool vec_a, vec_c;                    // row tiles: A and C columns read as 16-byte vectors
 };
 
 // Asynchronous global -> shared copies of 4, 8 or 16 bytes (sm_80 on; plain copies before).
@@ -167,9 +171,25 @@ __device__ __forceinline__ Lane lane_of(const StreamArgs<T>& s) {
   return {threadIdx.x - slot * per, slot, step, slot >= step};
 }
 
-template <class T, int TILE>
+// A thread's tile: TM rows by TN columns of one item's C. Rows are `side_i` apart (consecutive
+// threads hold consecutive rows: each store instruction is coalesced) or, where ROWS, TM
+// consecutive rows of 16 bytes in all (consecutive threads hold consecutive columns), so a
+// column of op(A) and of C moves as one 16-byte vector where the layout allows (vec_a, vec_c).
+template <class T, int TM, int TN, bool ROWS>
+struct Tile {
+  static constexpr int tm = TM, tn = TN;
+  static constexpr bool rows = ROWS;
+};
+
+template <class T, int N>
+struct alignas(16) Run {
+  T v[N];
+};
+
+template <class T, class TL>
 __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane& lane,
                                               std::int64_t g, const T* buf) {
+  constexpr int TM = TL::tm, TN = TL::tn;
   const Args<T>& p = s.p;
   const std::int64_t item0 = g * s.items;
   const std::int64_t left = p.batch - item0;
@@ -179,44 +199,68 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
   for (std::uint32_t tile = lane.tile0; tile < s.per_item.d; tile += kThreads) {
     const std::uint32_t tj = s.by_side_i.div(tile);
     const std::uint32_t ti = tile - tj * s.side_i;
-    std::uint32_t ra[TILE], cb[TILE];
+    int row[TM], col[TN];
+    std::uint32_t ra[TM], cb[TN];
 #pragma unroll
-    for (int u = 0; u < TILE; ++u) {
-      const int i = static_cast<int>(ti + u * s.side_i), j = static_cast<int>(tj + u * s.side_j);
-      ra[u] = static_cast<std::uint32_t>(i < m ? i : m - 1) * s.sa.sr;  // clamped: inside the item
-      cb[u] = static_cast<std::uint32_t>(j < n ? j : n - 1) * s.sb.sc;
+    for (int u = 0; u < TM; ++u) {
+      row[u] = static_cast<int>(TL::rows ? ti * TM + u : ti + u * s.side_i);
+      ra[u] = static_cast<std::uint32_t>(row[u] < m ? row[u] : m - 1) * s.sa.sr;  // clamped
+    }
+#pragma unroll
+    for (int v = 0; v < TN; ++v) {
+      col[v] = static_cast<int>(tj + v * s.side_j);
+      cb[v] = static_cast<std::uint32_t>(col[v] < n ? col[v] : n - 1) * s.sb.sc;
     }
     for (std::uint32_t slot = lane.slot0; slot < items; slot += lane.slot_step) {
       const T* a = buf + slot * s.ea;
       const T* b = buf + s.off_b + slot * s.eb;
-      T acc[TILE][TILE];
+      T acc[TM][TN];
 #pragma unroll
-      for (int u = 0; u < TILE; ++u)
+      for (int u = 0; u < TM; ++u)
 #pragma unroll
-        for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::zero();
+        for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::zero();
 #pragma unroll 4
       for (int q = 0; q < k; ++q) {
-        T x[TILE], y[TILE];
+        T x[TM], y[TN];
+        if (TL::rows && s.vec_a) {  // op(A) = A, m a multiple of TM: ra[0] is 16-byte aligned
+          const Run<T, TM> r = *reinterpret_cast<const Run<T, TM>*>(a + ra[0]);
 #pragma unroll
-        for (int u = 0; u < TILE; ++u) x[u] = maybe_conj(a[ra[u]], s.conj_a);
+          for (int u = 0; u < TM; ++u) x[u] = r.v[u];
+        } else {
 #pragma unroll
-        for (int v = 0; v < TILE; ++v) y[v] = maybe_conj(b[cb[v]], s.conj_b);
+          for (int u = 0; u < TM; ++u) x[u] = maybe_conj(a[ra[u]], s.conj_a);
+        }
+#pragma unroll
+        for (int v = 0; v < TN; ++v) y[v] = maybe_conj(b[cb[v]], s.conj_b);
         a += s.sa.sc;
         b += s.sb.sr;
 #pragma unroll
-        for (int u = 0; u < TILE; ++u)
+        for (int u = 0; u < TM; ++u)
 #pragma unroll
-          for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
+          for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
       }
       T* const c = cg + slot * s.ec;
       const T* const c0 = buf + s.off_c + slot * s.ec;
 #pragma unroll
-      for (int v = 0; v < TILE; ++v) {
-        const int j = static_cast<int>(tj + v * s.side_j);
+      for (int v = 0; v < TN; ++v) {
+        const int j = col[v];
         if (j >= n) continue;
+        if (TL::rows && s.vec_c) {  // the TM rows are whole and 16-byte aligned in C and in c0
+          const int at = row[0] + j * m;
+          Run<T, TM> out;
+          Run<T, TM> prev;
+          if (s.read_c) prev = *reinterpret_cast<const Run<T, TM>*>(c0 + at);
 #pragma unroll
-        for (int u = 0; u < TILE; ++u) {
-          const int i = static_cast<int>(ti + u * s.side_i);
+          for (int u = 0; u < TM; ++u) {
+            const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
+            out.v[u] = s.read_c ? Ops<T>::fma(p.beta, prev.v[u], ab) : ab;
+          }
+          *reinterpret_cast<Run<T, TM>*>(c + at) = out;
+          continue;
+        }
+#pragma unroll
+        for (int u = 0; u < TM; ++u) {
+          const int i = row[u];
           if (i >= m) continue;
           const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
           c[i + j * m] = s.read_c ? Ops<T>::fma(p.beta, c0[i + j * m], ab) : ab;
@@ -228,13 +272,14 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
 
 // Blocks per multiprocessor the registers must allow: small tiles are latency-bound, so as many
 // as shared memory admits (7 or 8 at the 16 KiB groups), short of spilling registers.
-template <class T, int TILE>
-constexpr int kMinBlocks = TILE == 1   ? (sizeof(T) == 4 ? 8 : sizeof(T) == 8 ? 7 : 6)
-                           : TILE == 2 ? (sizeof(T) == 16 ? 4 : 5)
-                                       : (sizeof(T) == 16 ? 1 : 2);
+template <class T, class TL>
+constexpr int kMinBlocks = TL::tm * TL::tn == 1  ? (sizeof(T) == 4 ? 8 : sizeof(T) == 8 ? 7 : 6)
+                           : TL::tm * TL::tn <= 4 ? (sizeof(T) == 16 ? 4 : 5)
+                           : TL::tm * TL::tn <= 8 ? (sizeof(T) == 16 ? 2 : 4)
+                                                  : (sizeof(T) == 16 ? 1 : 2);
 
-template <class T, int TILE>
-__global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>) stream_kernel(StreamArgs<T> s) {
+template <class T, class TL>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<T, TL>) stream_kernel(StreamArgs<T> s) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* const first = reinterpret_cast<T*>(smem_raw);
   const Lane lane = lane_of(s);
@@ -246,7 +291,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>) stream_kernel(S
     issue_group(s, g + gridDim.x, other);  // the next group, while this one computes
     wait_copies<1>();                      // this thread's copies of group g are done
     __syncthreads();                       // and every other thread's
-    if (!lane.idle) compute_group<T, TILE>(s, lane, g, buf);
+    if (!lane.idle) compute_group<T, TL>(s, lane, g, buf);
     __syncthreads();  // buf is refilled by the copies issued next iteration
   }
   wait_copies<0>();  // nothing in flight when the block ends
@@ -273,13 +318,13 @@ struct Plan {
 };
 
 template <class T>
-Plan plan(const Problem& p, int tile) {
+Plan plan(const Problem& p, int tm, int tn) {
   if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return {1, 0};  // nothing is staged
   const std::size_t per_item =
       static_cast<std::size_t>(p.m * p.k + p.k * p.n + (p.beta == 0.0 ? 0 : p.m * p.n)) *
       sizeof(T);
-  const std::size_t tiles = static_cast<std::size_t>(((p.m + tile - 1) / tile) *
-                                                     ((p.n + tile - 1) / tile));
+  const std::size_t tiles =
+      static_cast<std::size_t>(((p.m + tm - 1) / tm) * ((p.n + tn - 1) / tn));
   std::size_t items = kGroupBytes / per_item;
   const std::size_t fill = (kThreads + tiles - 1) / tiles;  // items that give every thread a tile
   if (items < fill) items = fill;
@@ -295,15 +340,15 @@ Plan plan(const Problem& p, int tile) {
   return {static_cast<std::uint32_t>(items), 2 * buffer * sizeof(T)};
 }
 
-template <class T, int TILE>
+template <class T, class TL>
 void launch_stream(const Problem& p, const CudaExec& exec) {
-  const Plan pl = plan<T>(p, TILE);
+  const Plan pl = plan<T>(p, TL::tm, TL::tn);
   StreamArgs<T> s{};
   s.p = make_args<T>(p);
   s.items = pl.items;
   s.groups = (p.batch + pl.items - 1) / pl.items;
-  s.side_i = static_cast<std::uint32_t>((p.m + TILE - 1) / TILE);
-  s.side_j = static_cast<std::uint32_t>((p.n + TILE - 1) / TILE);
+  s.side_i = static_cast<std::uint32_t>((p.m + TL::tm - 1) / TL::tm);
+  s.side_j = static_cast<std::uint32_t>((p.n + TL::tn - 1) / TL::tn);
   s.per_item = Divisor::of(s.side_i * s.side_j);
   s.by_side_i = Divisor::of(s.side_i);
   s.ea = static_cast<std::uint32_t>(p.m * p.k);
@@ -322,13 +367,19 @@ void launch_stream(const Problem& p, const CudaExec& exec) {
   s.conj_a = p.ta == Op::C;
   s.conj_b = p.tb == Op::C;
   s.read_c = !s.p.beta_zero;
+  // Row tiles read a column of A and of C as one vector when its TM rows are whole and every
+  // item starts 16 bytes apart (m a multiple of TM), C's base is aligned, and A is not
+  // transposed (conjugation only comes with a transpose).
+  const bool whole = TL::rows && p.m % TL::tm == 0;
+  s.vec_a = whole && p.ta == Op::N;
+  s.vec_c = whole && reinterpret_cast<std::uintptr_t>(p.c.base) % 16 == 0;
   const std::uintptr_t z = sizeof(T);
   s.granule = granule_of({reinterpret_cast<std::uintptr_t>(p.a.base),
                           reinterpret_cast<std::uintptr_t>(p.b.base),
                           s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0,
                           pl.items * s.ea * z, pl.items * s.eb * z,
                           s.read_c ? pl.items * s.ec * z : 0});
-  auto kernel = stream_kernel<T, TILE>;
+  auto kernel = stream_kernel<T, TL>;
   if (pl.shared > 48 * 1024) {
     // Raising the limit is per kernel; it is idempotent, so no flag is kept.
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -344,15 +395,30 @@ void launch_stream(const Problem& p, const CudaExec& exec) {
   check_launch("stream_kernel");
 }
 
+// Square tiles with rows side_i apart (`t=`), or 16 bytes of rows by TN columns (`v=`).
 template <int TILE>
-void launch_tile(const Problem& p, const CudaExec& exec) {
-  dispatch(p.dtype, [&]<class H>() { launch_stream<device_t<H>, TILE>(p, exec); });
+void launch_square(const Problem& p, const CudaExec& exec) {
+  dispatch(p.dtype, [&]<class H>() {
+    using T = device_t<H>;
+    launch_stream<T, Tile<T, TILE, TILE, false>>(p, exec);
+  });
+}
+
+template <int TN>
+void launch_rows(const Problem& p, const CudaExec& exec) {
+  dispatch(p.dtype, [&]<class H>() {
+    using T = device_t<H>;
+    launch_stream<T, Tile<T, 16 / sizeof(T), TN, true>>(p, exec);
+  });
 }
 
 class Stream final : public Candidate {
  public:
-  Stream(int tile, void (*launch)(const Problem&, const CudaExec&))
-      : tile_(tile), launch_(launch), spelling_("cuda.stream:t=" + std::to_string(tile)) {}
+  Stream(int tile, bool rows, void (*launch)(const Problem&, const CudaExec&))
+      : tile_(tile),
+        rows_(rows),
+        launch_(launch),
+        spelling_(std::string(rows ? "cuda.stream:v=" : "cuda.stream:t=") + std::to_string(tile)) {}
   std::string_view spelling() const override { return spelling_; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
@@ -364,8 +430,11 @@ class Stream final : public Candidate {
         !packed(p.b, p.rows_b(), p.cols_b(), p.batch) || !packed(p.c, p.m, p.n, p.batch)) {
       return Verdict::no("A, B and C must each be packed (items back to back, ld == rows)");
     }
-    const std::size_t shared =
-        dispatch(p.dtype, [&]<class H>() { return plan<device_t<H>>(p, tile_).shared; });
+    const std::size_t shared = dispatch(p.dtype, [&]<class H>() {
+      using T = device_t<H>;
+      const int tm = rows_ ? static_cast<int>(16 / sizeof(T)) : tile_;
+      return plan<T>(p, tm, tile_).shared;
+    });
     if (shared > kMaxShared) return Verdict::no("two buffers of one item exceed shared memory");
     return Verdict::yes();
   }
@@ -379,7 +448,8 @@ class Stream final : public Candidate {
 
  private:
   static constexpr std::size_t kMaxShared = 227 * 1024;  // Hopper's opt-in limit per block
-  int tile_;
+  int tile_;   // t=: T x T; v=: the columns TN
+  bool rows_;  // v=: 16 bytes of rows
   void (*launch_)(const Problem&, const CudaExec&);
   std::string spelling_;
 };
@@ -387,8 +457,10 @@ class Stream final : public Candidate {
 }  // namespace
 
 std::span<const Candidate* const> stream_candidates() {
-  static const Stream t1(1, &launch_tile<1>), t2(2, &launch_tile<2>), t4(4, &launch_tile<4>);
-  static const std::array<const Candidate*, kTiles.size()> all = {&t1, &t2, &t4};
+  static const Stream t1(1, false, &launch_square<1>), t2(2, false, &launch_square<2>),
+      t4(4, false, &launch_square<4>), v1(1, true, &launch_rows<1>), v2(2, true, &launch_rows<2>),
+      v4(4, true, &launch_rows<4>);
+  static const std::array<const Candidate*, 6> all = {&t1, &t2, &t4, &v1, &v2, &v4};
   return all;
 }
 
