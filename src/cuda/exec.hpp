@@ -10,7 +10,9 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <map>
 #include <mutex>
+#include <tuple>
 
 #include "core/exec.hpp"
 
@@ -43,6 +45,13 @@ class CudaExec final : public Exec {
   // on one Context then cannot interleave their uses of it on the shared stream.
   std::mutex& launch_mutex() const noexcept { return launch_mutex_; }
 
+  // Before a native kernel is launched with `shared` bytes of dynamic shared memory: the
+  // kernel's limit raised where that is over the default 48 KiB, and the blocks of `threads`
+  // one multiprocessor holds at that size. Each is asked of the runtime once per kernel (and
+  // size) on this Exec's device; later launches read the cached answer.
+  void allow_shared(const void* kernel, std::size_t shared) const;
+  int blocks_per_sm(const void* kernel, int threads, std::size_t shared) const;
+
   // Copies the pointers into a device array of this Exec (grown, stream-ordered, when a call
   // needs more) by kernel launches that carry them as parameters: nothing waits for the device
   // and the host array may go as soon as this returns.
@@ -60,6 +69,9 @@ class CudaExec final : public Exec {
   int sms_ = 0;
   std::size_t max_smem_ = 0;
   mutable std::mutex launch_mutex_;
+  mutable std::mutex limits_mutex_;
+  mutable std::map<const void*, std::size_t> shared_allowed_;  // kernel -> limit set
+  mutable std::map<std::tuple<const void*, int, std::size_t>, int> blocks_per_sm_;
   // The staging area: held from stage_pointers until its Staged is destroyed.
   mutable std::mutex staging_mutex_;
   mutable void* staged_ = nullptr;  // device memory, staged_capacity_ pointers

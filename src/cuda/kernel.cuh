@@ -59,6 +59,33 @@ Args<T> make_args(const Problem& p) {
   return a;
 }
 
+// floor(x / d) by a multiply, magic = ceil(2^32 / d) = (2^32 + r) / d with r < d: the error
+// x r / (d 2^32) stays below 1/d, so the quotient is exact while x d <= 2^32 (every use keeps
+// x d below 2^28: d <= 64 * 64, x under 2^16).
+struct Divisor {
+  std::uint64_t magic;
+  std::uint32_t d;
+  __host__ __device__ static Divisor of(std::uint32_t d) {
+    return {((std::uint64_t{1} << 32) + d - 1) / d, d};
+  }
+  __device__ std::uint32_t div(std::uint32_t x) const {
+    return static_cast<std::uint32_t>((x * magic) >> 32);
+  }
+};
+
+template <class T>
+__device__ __forceinline__ T maybe_conj(T v, bool conj) {
+  return conj ? Ops<T>::conj(v) : v;
+}
+
+// Whether one operand's items form one contiguous range with ld == rows (a single item needs
+// only ld == rows). Pointer arrays never do.
+inline bool packed(const Operand& o, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
+  if (o.array) return false;
+  const std::int64_t r = rows < 1 ? 1 : rows;
+  return o.ld == r && (batch == 1 || o.stride == r * cols);
+}
+
 // op(X)(r, c) of a matrix stored column-major with leading dimension ld.
 template <class T>
 __device__ __forceinline__ T op_elem(const T* x, std::int64_t ld, int form, std::int64_t r,

@@ -68,24 +68,6 @@ constexpr unsigned mask_of(Scalar s) {
 // limit (checked in can_run).
 constexpr std::size_t kBlockSharedBytes = 96 * 1024;
 
-// floor(x / d) by a multiply, magic = ceil(2^32 / d) = (2^32 + r) / d with r < d: the error
-// x r / (d 2^32) stays below 1/d, so the quotient is exact for x < 2^32 / d (here x, d < 2^17).
-struct Divisor {
-  std::uint64_t magic;
-  std::uint32_t d;
-  __host__ __device__ static Divisor of(std::uint32_t d) {
-    return {((std::uint64_t{1} << 32) + d - 1) / d, d};
-  }
-  __device__ std::uint32_t div(std::uint32_t x) const {
-    return static_cast<std::uint32_t>((x * magic) >> 32);
-  }
-};
-
-template <class T>
-__device__ __forceinline__ T maybe_conj(T v, bool conj) {
-  return conj ? Ops<T>::conj(v) : v;
-}
-
 // 16 bytes of T, for vector loads.
 template <class T>
 struct alignas(16) Vec {
@@ -277,13 +259,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>) small_kernel(Sm
   }
 }
 
-// Whether one operand's items form one contiguous range with ld == rows (16-byte alignment is
-// not needed: staging handles any element-aligned start).
-bool packed(const Operand& o, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
-  if (o.array) return false;
-  const std::int64_t r = rows < 1 ? 1 : rows;
-  return o.ld == r && (batch == 1 || o.stride == r * cols);
-}
+// packed(): 16-byte alignment is not needed, staging handles any element-aligned start.
 
 // op(A) is m x k, staged as i + q * lda_s: stored N (m x k) as is, stored T or C (k x m)
 // transposed. op(B) is staged as j + q * ldb_s: stored N (k x n) transposed, stored T or C
@@ -339,12 +315,7 @@ void launch_small(const Problem& p, const CudaExec& exec) {
                     pk.side_i,
                     pk.side_j};
   auto kernel = small_kernel<T, S, TILE>;
-  if (pk.shared > 48 * 1024) {
-    // Raising the limit is per kernel; it is idempotent, so no flag is kept.
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(pk.shared)),
-          "cudaFuncSetAttribute(small_kernel)");
-  }
+  exec.allow_shared(reinterpret_cast<const void*>(kernel), pk.shared);
   const std::int64_t groups = (p.batch + pk.items - 1) / pk.items;
   kernel<<<grid_dim(groups, kGridX), kThreads, pk.shared, exec.cuda_stream()>>>(args);
   check_launch("small_kernel");

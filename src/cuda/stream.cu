@@ -44,17 +44,6 @@ constexpr std::size_t kGroupBytes = 16 * 1024;
 // Two buffers of a group stay under this, so at least two blocks share a multiprocessor.
 constexpr std::size_t kMaxBlockShared = 112 * 1024;
 
-// floor(x / d) by a multiply, magic = ceil(2^32 / d): exact for x, d < 2^16 (here x < 2^16
-// tiles per group, d <= 64 * 64).
-struct Divisor {
-  std::uint64_t magic;
-  std::uint32_t d;
-  static Divisor of(std::uint32_t d) { return {((std::uint64_t{1} << 32) + d - 1) / d, d}; }
-  __device__ std::uint32_t div(std::uint32_t x) const {
-    return static_cast<std::uint32_t>((x * magic) >> 32);
-  }
-};
-
 // One operand's staged items: element (r, c) of op(X) at r * sr + c * sc within an item.
 struct Strides {
   std::uint32_t sr, sc;
@@ -148,11 +137,6 @@ __device__ __forceinline__ void issue_group(const StreamArgs<T>& s, std::int64_t
   commit_copies();
 }
 
-template <class T>
-__device__ __forceinline__ T maybe_conj(T v, bool conj) {
-  return conj ? Ops<T>::conj(v) : v;
-}
-
 // A thread's fixed place in every group: its first tile within an item and the items it takes.
 // Where an item has at most kThreads tiles, the block covers kThreads / tiles items at once and
 // a thread keeps one tile of each (decoded once per group, not per item); otherwise every
@@ -173,8 +157,9 @@ __device__ __forceinline__ Lane lane_of(const StreamArgs<T>& s) {
 
 // A thread's tile: TM rows by TN columns of one item's C. Rows are `side_i` apart (consecutive
 // threads hold consecutive rows: each store instruction is coalesced) or, where ROWS, TM
-// consecutive rows of 16 bytes in all (consecutive threads hold consecutive columns), so a
-// column of op(A) and of C moves as one 16-byte vector where the layout allows (vec_a, vec_c).
+// consecutive rows of 16 bytes in all (consecutive threads hold consecutive 16-byte runs of a
+// column), so a column of op(A) and of C moves as one 16-byte vector where the layout allows
+// (vec_a, vec_c). Columns are `side_j` apart either way.
 template <class T, int TM, int TN, bool ROWS>
 struct Tile {
   static constexpr int tm = TM, tn = TN;
@@ -297,12 +282,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TL>) stream_kernel(Str
   wait_copies<0>();  // nothing in flight when the block ends
 }
 
-// Whether one operand's items form one contiguous range with ld == rows.
-bool packed(const Operand& o, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
-  if (o.array) return false;
-  return o.ld == (rows < 1 ? 1 : rows) && (batch == 1 || o.stride == rows * cols);
-}
-
 // The largest of 16, 8, 4 dividing every address a copy starts at: the three bases and the
 // distance between consecutive groups.
 std::uint32_t granule_of(std::initializer_list<std::uintptr_t> offsets) {
@@ -380,15 +359,7 @@ void launch_stream(const Problem& p, const CudaExec& exec) {
                           pl.items * s.ea * z, pl.items * s.eb * z,
                           s.read_c ? pl.items * s.ec * z : 0});
   auto kernel = stream_kernel<T, TL>;
-  if (pl.shared > 48 * 1024) {
-    // Raising the limit is per kernel; it is idempotent, so no flag is kept.
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(pl.shared)),
-          "cudaFuncSetAttribute(stream_kernel)");
-  }
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, pl.shared),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor(stream_kernel)");
+  const int per_sm = exec.blocks_per_sm(reinterpret_cast<const void*>(kernel), kThreads, pl.shared);
   const std::int64_t resident = std::int64_t{exec.sms()} * (per_sm > 0 ? per_sm : 1);
   kernel<<<grid_dim(s.groups < resident ? s.groups : resident, kGridX), kThreads, pl.shared,
            exec.cuda_stream()>>>(s);
