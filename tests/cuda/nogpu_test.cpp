@@ -4,7 +4,10 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "core/backend.hpp"
+#include "core/candidate.hpp"
 #include "gemmroute/gemmroute.hpp"
 #include "gpu.hpp"
 
@@ -43,6 +46,40 @@ TEST(CudaWithoutGpu, EachBackendHasItsReach) {
   bool offline = false;
   EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->reach(), (Reach{0.5, 0.2}));
   EXPECT_EQ(make_backend(Device::cpu())->reach(), Reach{});
+}
+
+// cuda.stream:v= is offered only where m is a whole number of its 16-byte row tiles (4 rows of
+// f32, 2 of f64 and c32, 1 of c64); elsewhere the t= tiles are faster (stream.cu).
+TEST(CudaWithoutGpu, RowTilesNeedMToBeAWholeNumberOfThem) {
+  bool offline = false;
+  const auto backend = make_backend_or_vocabulary(Device::cuda(0), &offline);
+  static const double never_read[1] = {};  // can_run looks at the layout, not the data
+  auto packed_nn = [](Scalar s, std::int64_t m) {
+    Problem p;
+    p.dtype = s;
+    p.m = m;
+    p.n = 8;
+    p.k = 8;
+    p.batch = 1000;
+    p.a = Operand{never_read, nullptr, m, m * 8};
+    p.b = Operand{never_read, nullptr, 8, 64};
+    p.c = Operand{never_read, nullptr, m, m * 8};
+    return p;
+  };
+  const Candidate* v2 = backend->find("cuda.stream:v=2");
+  const Candidate* t2 = backend->find("cuda.stream:t=2");
+  ASSERT_NE(v2, nullptr);
+  ASSERT_NE(t2, nullptr);
+  EXPECT_TRUE(v2->can_run(packed_nn(Scalar::f32, 8)).ok);
+  EXPECT_TRUE(v2->can_run(packed_nn(Scalar::f32, 12)).ok);
+  const Verdict f32_odd = v2->can_run(packed_nn(Scalar::f32, 6));
+  EXPECT_FALSE(f32_odd.ok);
+  EXPECT_NE(std::string(f32_odd.reason).find("multiple of 4"), std::string::npos) << f32_odd.reason;
+  EXPECT_TRUE(v2->can_run(packed_nn(Scalar::f64, 6)).ok);
+  EXPECT_FALSE(v2->can_run(packed_nn(Scalar::f64, 7)).ok);
+  EXPECT_FALSE(v2->can_run(packed_nn(Scalar::c32, 5)).ok);
+  EXPECT_TRUE(v2->can_run(packed_nn(Scalar::c64, 7)).ok);
+  EXPECT_TRUE(t2->can_run(packed_nn(Scalar::f32, 7)).ok);
 }
 
 }  // namespace
