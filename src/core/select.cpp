@@ -156,6 +156,18 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
   const Entry* vendor = s.lookup.basis == Basis::nearest && table->reach.vendor_growth > 0
                             ? vendor_entry(*s.lookup.row, backend)
                             : nullptr;
+  bool same_item = false;  // and its batch counted less
+  double reach_distance = s.lookup.distance;
+  if (vendor && table->reach.same_item_batch != 1) {
+    const Key& r = s.lookup.row->key;
+    same_item = r.ta == key.ta && r.tb == key.tb && r.layout == key.layout && r.m == key.m &&
+                r.n == key.n && r.k == key.k &&
+                std::min(r.batch, key.batch) >= table->reach.same_item_min_batch;
+    if (same_item) {
+      const double batch_steps = std::abs(log2_size(key.batch) - log2_size(r.batch));
+      reach_distance -= (1 - table->reach.same_item_batch) * batch_steps;
+    }
+  }
   for (std::size_t i = 0, n = s.lookup.size(); i < n; ++i) {
     const Entry& e = s.lookup.entry(*table, i);
     const Candidate& c = *e.candidate;
@@ -164,16 +176,17 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
       continue;
     }
     if (vendor && &e != vendor && e.timed) {
-      const double needed = (1 + kPredictMargin) *
-                            std::exp(table->reach.vendor_growth * s.lookup.distance),
+      const double needed =
+                       (1 + kPredictMargin) * std::exp(table->reach.vendor_growth * reach_distance),
                    measured = vendor->median_us / e.median_us;
       if (measured <= needed) {
         if (trace) {
           char why[200];
           std::snprintf(why, sizeof why,
-                        "out of the row's reach: at distance %.2f it must beat %s by %.2fx, "
+                        "out of the row's reach: at distance %.2f%s it must beat %s by %.2fx, "
                         "measured %.2fx",
-                        s.lookup.distance, vendor->spelling.c_str(), needed, measured);
+                        reach_distance, same_item ? " (the key's items: the batch counts less)" : "",
+                        vendor->spelling.c_str(), needed, measured);
           note(e.spelling, why, from);
         }
         continue;

@@ -72,10 +72,14 @@ struct Diagnostic {
 // counts `form_step` farther for each of ta, tb and layout that differs (infinity: never a
 // candidate). A nearest row at distance d speaks for an entry other than the vendor only when
 // it measured that entry faster than the vendor by more than (1 + margin) * exp(vendor_growth *
-// d) (0: whatever the distance).
+// d) (0: whatever the distance). Where the row's items are the key's (m, n, k, forms and layout
+// equal: only the batch differs) and both batches have at least `same_item_min_batch` items,
+// the log2 distance in batch counts `same_item_batch` of itself in that d.
 struct Reach {
   double form_step = std::numeric_limits<double>::infinity();
   double vendor_growth = 0;
+  double same_item_batch = 1;
+  std::int64_t same_item_min_batch = 1;
   bool operator==(const Reach&) const = default;
 };
 

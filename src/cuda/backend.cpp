@@ -76,8 +76,12 @@ class CudaBackend final : public Backend {
   // Chosen by leaving each of 400 measured mixed shapes out of the H200 table in turn and
   // selecting for it from the rest (bench/results/h200/README.md, "Reach"): rows of the other
   // forms and layouts count 0.5 farther per differing field, and the farther the row, the more a
-  // native kernel must have beaten cuBLAS there to be trusted here.
-  Reach reach() const override { return {0.5, 0.2}; }
+  // native kernel must have beaten cuBLAS there to be trusted here. A row of the same items at
+  // another batch, both of 1024 items or more, counts its batch distance at half (the 24^3 f32
+  // row at 16384 items kept cuBLAS at 29184, 1.24x slower; over the lattice's same-item pairs
+  // it trusts 314 native picks instead of 297 with the same 4 slower than cuBLAS, where a
+  // discount at any batch gave 58: scripts/reach_pairs.py).
+  Reach reach() const override { return {0.5, 0.2, 0.5, 1024}; }
   void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const override {
     cuda::launch_groups(groups, exec);
   }

@@ -303,7 +303,26 @@ TEST_F(SelectTest, ReachAsksMoreOfANativeEntryTheFartherItsRow) {
   table_.reach.vendor_growth = 0.1;  // 1.03 * e^0.1 = 1.14x: the row's 1.2x is enough
   table_.index();
   EXPECT_EQ(choose(off, nearest()), "cpu.direct");
+  // A row of the key's items at another batch: with the batch at half weight, distance 0.5
+  // asks 1.03 * e^0.1 = 1.14x of the native entry, which its 1.2x gives.
+  table_.reach = {std::numeric_limits<double>::infinity(), 0.2, 0.5, 64};
+  table_.index();
+  EXPECT_EQ(choose(off, nearest()), "cpu.direct");
+  table_.reach.same_item_min_batch = 65;  // the row's 64 items are too few: the whole distance
+  table_.index();
+  EXPECT_EQ(choose(off, nearest()), "openblas");
+  table_.reach.same_item_min_batch = 64;
+  table_.index();
+  // Other items as near (n 64 -> 128 instead of the batch) keep the whole distance.
+  Trace far;
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 64, 128, 64, 64), nearest(), &far),
+            "openblas");
+  ASSERT_FALSE(far.steps.empty());
+  EXPECT_NE(far.steps.front().reason.find("at distance 1.00 it must beat openblas by 1.26x"),
+            std::string::npos)
+      << far.steps.front().reason;
   // A row without a timed vendor entry is walked as it is.
+  table_.reach = {std::numeric_limits<double>::infinity(), 0.2};
   table_.reach.vendor_growth = 5;
   table_.index();
   EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 4, 4, 4, 80), nearest()), "cpu.direct");

@@ -44,7 +44,7 @@ TEST(CudaWithoutGpu, EachBackendHasItsDefaultSelection) {
 // bench/results/h200/README.md ("Reach"); the CPU's tables speak only for their own forms.
 TEST(CudaWithoutGpu, EachBackendHasItsReach) {
   bool offline = false;
-  EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->reach(), (Reach{0.5, 0.2}));
+  EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->reach(), (Reach{0.5, 0.2, 0.5, 1024}));
   EXPECT_EQ(make_backend(Device::cpu())->reach(), Reach{});
 }
 
