@@ -156,7 +156,7 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
   const Entry* vendor = s.lookup.basis == Basis::nearest && table->reach.vendor_growth > 0
                             ? vendor_entry(*s.lookup.row, backend)
                             : nullptr;
-  bool same_item = false;  // and its batch counted less
+  bool same_item = false;  // the row's items are the key's: its batch distance counts less
   double reach_distance = s.lookup.distance;
   if (vendor && table->reach.same_item_batch != 1) {
     const Key& r = s.lookup.row->key;

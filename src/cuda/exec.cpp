@@ -40,9 +40,13 @@ CudaExec::CudaExec(int device, cudaStream_t caller_stream) : device_(device) {
 }
 
 void CudaExec::allow_shared(const void* kernel, std::size_t shared) const {
+  std::lock_guard lock(limits_mutex_);
+  raise_shared_limit(kernel, shared);
+}
+
+void CudaExec::raise_shared_limit(const void* kernel, std::size_t shared) const {
   constexpr std::size_t kDefaultLimit = 48 * 1024;
   if (shared <= kDefaultLimit) return;
-  std::lock_guard lock(limits_mutex_);
   std::size_t& allowed = shared_allowed_[kernel];
   if (allowed >= shared) return;
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -52,10 +56,10 @@ void CudaExec::allow_shared(const void* kernel, std::size_t shared) const {
 }
 
 int CudaExec::blocks_per_sm(const void* kernel, int threads, std::size_t shared) const {
-  allow_shared(kernel, shared);
   std::lock_guard lock(limits_mutex_);
   const auto key = std::tuple{kernel, threads, shared};
   if (const auto it = blocks_per_sm_.find(key); it != blocks_per_sm_.end()) return it->second;
+  raise_shared_limit(kernel, shared);
   int blocks = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared),
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor");

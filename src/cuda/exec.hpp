@@ -59,6 +59,7 @@ class CudaExec final : public Exec {
 
  private:
   void release() noexcept;
+  void raise_shared_limit(const void* kernel, std::size_t shared) const;  // limits_mutex_ held
 
   int device_ = 0;
   cudaStream_t stream_ = nullptr;

@@ -73,6 +73,15 @@ struct Divisor {
   }
 };
 
+// N consecutive elements as one aligned vector of up to 16 bytes (one load or store), and how
+// many elements of T make 16 bytes.
+template <class T, int N>
+struct alignas(16) Run {
+  T v[N];
+};
+template <class T>
+inline constexpr int kRunLength = static_cast<int>(16 / sizeof(T));
+
 template <class T>
 __device__ __forceinline__ T maybe_conj(T v, bool conj) {
   return conj ? Ops<T>::conj(v) : v;

@@ -70,9 +70,7 @@ constexpr std::size_t kBlockSharedBytes = 96 * 1024;
 
 // 16 bytes of T, for vector loads.
 template <class T>
-struct alignas(16) Vec {
-  T v[16 / sizeof(T)];
-};
+using Vec = Run<T, kRunLength<T>>;
 
 // One operand's staging: op(X) of the block's items goes into shared memory in the compute
 // layout. Element (r, c) of an item as stored (rows x cols) lands at r + c * rows, or, where the
@@ -259,8 +257,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>) small_kernel(Sm
   }
 }
 
-// packed(): 16-byte alignment is not needed, staging handles any element-aligned start.
-
 // op(A) is m x k, staged as i + q * lda_s: stored N (m x k) as is, stored T or C (k x m)
 // transposed. op(B) is staged as j + q * ldb_s: stored N (k x n) transposed, stored T or C
 // (n x k) as is. A transposing stage gets an odd leading dimension.
@@ -279,7 +275,7 @@ Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op
                     ld_s * static_cast<std::uint32_t>(k),
                     Divisor::of(r * c),
                     Divisor::of(r),
-                    packed(o, rows, cols, batch),
+                    packed(o, rows, cols, batch),  // any element-aligned start: staged as read
                     op == Op::C,
                     transpose};
 }

@@ -1,6 +1,7 @@
 // cuda.stream:t=T and cuda.stream:v=N: packed batches of small matrices (max(m, n, k) <= 64),
-// streamed through shared memory. Such batches are bound by the bytes they move, so the kernel is built to keep
-// as many bytes in flight as the memory system needs, without a pause for the arithmetic:
+// streamed through shared memory. Such batches are bound by the bytes they move, so the kernel is
+// built to keep as many bytes in flight as the memory system needs, without a pause for the
+// arithmetic:
 //
 // - When A, B and C are each one contiguous range (items packed back to back, ld == rows), a
 //   group of consecutive items is one range of each. A block copies its group's three ranges
@@ -160,15 +161,10 @@ __device__ __forceinline__ Lane lane_of(const StreamArgs<T>& s) {
 // consecutive rows of 16 bytes in all (consecutive threads hold consecutive 16-byte runs of a
 // column), so a column of op(A) and of C moves as one 16-byte vector where the layout allows
 // (vec_a, vec_c). Columns are `side_j` apart either way.
-template <class T, int TM, int TN, bool ROWS>
+template <int TM, int TN, bool ROWS>
 struct Tile {
   static constexpr int tm = TM, tn = TN;
   static constexpr bool rows = ROWS;
-};
-
-template <class T, int N>
-struct alignas(16) Run {
-  T v[N];
 };
 
 template <class T, class TL>
@@ -371,7 +367,7 @@ template <int TILE>
 void launch_square(const Problem& p, const CudaExec& exec) {
   dispatch(p.dtype, [&]<class H>() {
     using T = device_t<H>;
-    launch_stream<T, Tile<T, TILE, TILE, false>>(p, exec);
+    launch_stream<T, Tile<TILE, TILE, false>>(p, exec);
   });
 }
 
@@ -379,7 +375,7 @@ template <int TN>
 void launch_rows(const Problem& p, const CudaExec& exec) {
   dispatch(p.dtype, [&]<class H>() {
     using T = device_t<H>;
-    launch_stream<T, Tile<T, 16 / sizeof(T), TN, true>>(p, exec);
+    launch_stream<T, Tile<kRunLength<T>, TN, true>>(p, exec);
   });
 }
 
@@ -401,21 +397,18 @@ class Stream final : public Candidate {
         !packed(p.b, p.rows_b(), p.cols_b(), p.batch) || !packed(p.c, p.m, p.n, p.batch)) {
       return Verdict::no("A, B and C must each be packed (items back to back, ld == rows)");
     }
-    if (rows_) {
-      // Where m is not a multiple of the rows, a column of op(A) and C is not one vector and
-      // the tile is a slower t= tile (measured on the H200: 0.8x to 1.0x of the best t=), so
-      // it is not offered.
-      const int rows = 16 / static_cast<int>(size_of(p.dtype.in));
-      if (p.m % rows != 0) {
-        return Verdict::no(rows == 4 ? "m is not a multiple of 4 (16-byte row tiles of f32)"
-                                     : "m is not a multiple of 2 (16-byte row tiles)");
-      }
-    }
-    const std::size_t shared = dispatch(p.dtype, [&]<class H>() {
-      using T = device_t<H>;
-      const int tm = rows_ ? static_cast<int>(16 / sizeof(T)) : tile_;
-      return plan<T>(p, tm, tile_).shared;
+    const int tm = dispatch(p.dtype, [&]<class H>() {
+      return rows_ ? kRunLength<device_t<H>> : tile_;
     });
+    // Where m is not a multiple of a row tile's rows, a column of op(A) and C is not one vector
+    // and the tile is a slower t= tile (measured on the H200: 0.8x to 1.0x of the best t=), so
+    // it is not offered.
+    if (rows_ && p.m % tm != 0) {
+      return Verdict::no(tm == 4 ? "m is not a multiple of 4 (16-byte row tiles of f32)"
+                                 : "m is not a multiple of 2 (16-byte row tiles)");
+    }
+    const std::size_t shared =
+        dispatch(p.dtype, [&]<class H>() { return plan<device_t<H>>(p, tm, tile_).shared; });
     if (shared > kMaxShared) return Verdict::no("two buffers of one item exceed shared memory");
     return Verdict::yes();
   }
