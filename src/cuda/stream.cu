@@ -64,6 +64,7 @@ struct StreamArgs {
   bool conj_a, conj_b;
   bool read_c;                          // beta != 0
   bool vec_a, vec_c;                    // row tiles: A and C columns read as 16-byte vectors
+  bool vec_b;                           // and B's columns along k (op(B) = B, k whole rows)
 };
 
 // Asynchronous global -> shared copies of 4, 8 or 16 bytes (sm_80 on; plain copies before).
@@ -200,6 +201,27 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
       for (int u = 0; u < TM; ++u)
 #pragma unroll
         for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::zero();
+      // f32 only: its tiles are bound by instructions (the H200 profile), and the wider
+      // scalars' tiles spill registers with this path compiled in beside the other.
+      constexpr bool kVecB = TL::rows && sizeof(T) == 4;
+      if (kVecB && s.vec_a && s.vec_b) {
+        // op(A) = A and op(B) = B with k a multiple of the rows: a column of A and TM
+        // consecutive k of each of the tile's columns of B are 16-byte vectors, so TM k steps
+        // take 1 + TN / TM loads per k instead of 1 + TN.
+        for (int q = 0; q < k; q += TM) {
+          Run<T, TM> yb[TN];
+#pragma unroll
+          for (int v = 0; v < TN; ++v) yb[v] = *reinterpret_cast<const Run<T, TM>*>(b + cb[v] + q);
+#pragma unroll
+          for (int w = 0; w < TM; ++w) {
+            const Run<T, TM> x = *reinterpret_cast<const Run<T, TM>*>(a + ra[0] + (q + w) * m);
+#pragma unroll
+            for (int u = 0; u < TM; ++u)
+#pragma unroll
+              for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x.v[u], yb[v].v[w], acc[u][v]);
+          }
+        }
+      } else {
 #pragma unroll 4
       for (int q = 0; q < k; ++q) {
         T x[TM], y[TN];
@@ -219,6 +241,7 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
         for (int u = 0; u < TM; ++u)
 #pragma unroll
           for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
+      }
       }
       T* const c = cg + slot * s.ec;
       const T* const c0 = buf + s.off_c + slot * s.ec;
@@ -348,6 +371,9 @@ void launch_stream(const Problem& p, const CudaExec& exec) {
   const bool whole = TL::rows && p.m % TL::tm == 0;
   s.vec_a = whole && p.ta == Op::N;
   s.vec_c = whole && reinterpret_cast<std::uintptr_t>(p.c.base) % 16 == 0;
+  // B's items start 16 bytes apart in the buffer when k n is a multiple of the rows, and its
+  // columns when k is.
+  s.vec_b = s.vec_a && p.tb == Op::N && p.k % TL::tm == 0;
   const std::uintptr_t z = sizeof(T);
   s.granule = granule_of({reinterpret_cast<std::uintptr_t>(p.a.base),
                           reinterpret_cast<std::uintptr_t>(p.b.base),
