@@ -8,9 +8,13 @@
 //   pinned   gemm() with Options{pin = that candidate}
 //   routed   gemm() as a program calls it, the table choosing
 //
-// and the overheads routed - direct and pinned - direct are printed in ns per call.
+// and the overheads routed - direct and pinned - direct are printed in ns per call, twice: as
+// the difference of the arms' medians, and as the median of the differences repetition by
+// repetition (`paired`: sample r of every arm comes from repetition r, the arms interleaved, so
+// what drifts between repetitions, such as a shared machine's load, cancels in each pair).
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "args.hpp"
 #include "bench_common.hpp"
@@ -21,6 +25,7 @@
 #include "gemmroute/error.hpp"
 #include "gemmroute/gemm.hpp"
 #include "measure/measure.hpp"
+#include "measure/stats.hpp"
 #include "measure_common.hpp"
 #include "peers.hpp"
 
@@ -31,6 +36,15 @@ using namespace gemmroute::measure;
 namespace {
 
 // gemm() with the problem's own operands, as a program would call it.
+// The median over repetitions of (sample of x - sample of y), in ns per call.
+double paired_ns(const ArmResult& x, const ArmResult& y) {
+  std::vector<double> d;
+  for (std::size_t r = 0; r < x.samples_us.size() && r < y.samples_us.size(); ++r) {
+    d.push_back((x.samples_us[r] - y.samples_us[r]) * 1e3);
+  }
+  return median_of(std::move(d));
+}
+
 template <class T>
 void call_gemm(Context& ctx, const Problem& p, const Options& o) {
   gemm<T>(ctx, p.ta, p.tb, p.m, p.n, p.k, p.alpha_as<T>(), p.item_a<T>(0), p.a.ld, p.a.stride,
@@ -66,7 +80,8 @@ int bench_overhead(const Args& args) {
   std::fprintf(
       csv,
       "shape,candidate,t_direct_us,t_launch_us,t_pinned_us,t_routed_us,"
-      "routed_minus_direct_ns,pinned_minus_direct_ns,routed_minus_launch_ns,spreads_pct\n");
+      "routed_minus_direct_ns,pinned_minus_direct_ns,routed_minus_launch_ns,spreads_pct,"
+      "routed_minus_direct_paired_ns,pinned_minus_direct_paired_ns\n");
   Arena arena;
   int problems = 0;
   for (const Shape& s : shapes) {
@@ -120,14 +135,18 @@ int bench_overhead(const Args& args) {
     }
     const double routed_ns = (t[3] - t[0]) * 1e3, pinned_ns = (t[2] - t[0]) * 1e3;
     const double routed_launch_ns = (t[3] - t[1]) * 1e3;
+    const double routed_paired = paired_ns(r.arms[3], r.arms[0]);
+    const double pinned_paired = paired_ns(r.arms[2], r.arms[0]);
     std::printf(
         "%-30s %-18s direct %8.3f us  launch %8.3f  pinned %8.3f  routed %8.3f | "
-        "routed-direct %+6.1f ns  pinned-direct %+6.1f ns  (spreads %s %%)\n",
-        s.text.c_str(), chosen.c_str(), t[0], t[1], t[2], t[3], routed_ns, pinned_ns,
-        spreads.c_str());
-    std::fprintf(csv, "%s,%s,%s,%s,%s,%s,%.1f,%.1f,%.1f,%s\n", s.text.c_str(), chosen.c_str(),
-                 num(t[0]).c_str(), num(t[1]).c_str(), num(t[2]).c_str(), num(t[3]).c_str(),
-                 routed_ns, pinned_ns, routed_launch_ns, spreads.c_str());
+        "routed-direct %+6.1f ns (paired %+6.1f)  pinned-direct %+6.1f ns (paired %+6.1f)  "
+        "(spreads %s %%)\n",
+        s.text.c_str(), chosen.c_str(), t[0], t[1], t[2], t[3], routed_ns, routed_paired,
+        pinned_ns, pinned_paired, spreads.c_str());
+    std::fprintf(csv, "%s,%s,%s,%s,%s,%s,%.1f,%.1f,%.1f,%s,%.1f,%.1f\n", s.text.c_str(),
+                 chosen.c_str(), num(t[0]).c_str(), num(t[1]).c_str(), num(t[2]).c_str(),
+                 num(t[3]).c_str(), routed_ns, pinned_ns, routed_launch_ns, spreads.c_str(),
+                 routed_paired, pinned_paired);
     std::fflush(stdout);
     csv_file.flush();
   }

@@ -249,6 +249,7 @@ PointReport measure_arms(const Key& key, std::span<const LaunchArm> arms, Measur
   for (std::size_t i = 0; i < timings.size(); ++i) {
     ArmResult& r = report.arms[timed_index[i]];
     r.stats = timings[i].stats;
+    r.samples_us = std::move(timings[i].samples_us);
     r.calls_per_sample = timings[i].calls_per_sample;
   }
   return report;

@@ -46,6 +46,10 @@ struct ArmResult {
   std::string name;
   Status status = Status::ok;
   Stats stats;                     // us per call; set when ok
+  // For ok: the samples stats summarises, us per call, one per repetition in time order.
+  // Sample r of every arm of a point comes from repetition r (the arms interleaved), so two
+  // arms' samples pair up: differences taken pair by pair cancel what drifts between them.
+  std::vector<double> samples_us;
   std::int64_t calls_per_sample = 0;
   std::string detail;              // why not ok; for ok, the check's worst error over bound
   // For ok: output_digest of the C its check launch wrote on operand set 0. The same for two

@@ -1,6 +1,7 @@
 // Operand sets and the correctness check, on a fake device with a 64 KiB pretend cache.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/backend.hpp"
@@ -134,6 +135,11 @@ TEST(MeasureArms, FailedAndUnrunnableArmsAreNotTimed) {
   EXPECT_EQ(r.arms[1].detail, "not this one");
   EXPECT_EQ(r.arms[2].status, Status::failed);
   EXPECT_EQ(r.arms[2].stats.count, 0);
+  // A timed arm keeps its samples, one per repetition (what bench --overhead pairs up).
+  ASSERT_EQ(r.arms[0].samples_us.size(), 7u);
+  EXPECT_EQ(*std::min_element(r.arms[0].samples_us.begin(), r.arms[0].samples_us.end()),
+            r.arms[0].stats.min);
+  EXPECT_TRUE(r.arms[2].samples_us.empty());
   EXPECT_TRUE(r.arms[0].digest.has_value());
   EXPECT_FALSE(r.arms[1].digest.has_value());
   EXPECT_FALSE(r.arms[2].digest.has_value());
