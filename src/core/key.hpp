@@ -4,6 +4,7 @@
 // is refused with the same message everywhere.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -31,6 +32,28 @@ struct Key {
 
   friend bool operator==(const Key&, const Key&) = default;
 };
+
+// The call path's per-thread memos (the table's nearest row, the predicted look-up) are
+// direct-mapped over 64 slots of a key. Few, independent products: a chain of dependent
+// multiplies cost more than the rest of a look-up on a hit. The byte fields are read one by one
+// and combined with adds, never as one wider word: the caller has just stored them one by one,
+// and a wider load over narrower stores waits for them.
+inline std::size_t key_memo_slot(const Key& k) noexcept {
+  const std::uint64_t forms = std::uint64_t(dtype_bits(k.dtype)) + 512 * std::uint64_t(k.ta) +
+                              2048 * std::uint64_t(k.tb) + 8192 * std::uint64_t(k.layout);
+  const std::uint64_t h =
+      (std::uint64_t(k.m) + (forms << 32)) * 0x9E3779B97F4A7C15ull +
+      (std::uint64_t(k.n) + (std::uint64_t(k.k) << 32)) * 0xC2B2AE3D27D4EB4Full +
+      std::uint64_t(k.batch) * 0x165667B19E3779F9ull;
+  return static_cast<std::size_t>((h ^ (h >> 31)) >> 58);  // 64 slots
+}
+
+// Key equality for those memos: the sizes compared with one branch, then the narrow fields,
+// each as the caller stored it.
+inline bool same_key(const Key& a, const Key& b) noexcept {
+  const bool sizes = ((a.m ^ b.m) | (a.n ^ b.n) | (a.k ^ b.k) | (a.batch ^ b.batch)) == 0;
+  return sizes && a.dtype == b.dtype && a.ta == b.ta && a.tb == b.tb && a.layout == b.layout;
+}
 
 // C folds to T for real scalars. Everything that looks at a problem or a key sees the folded
 // form.

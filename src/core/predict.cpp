@@ -2,6 +2,7 @@
 // them, and the tie rule applied to the predictions. Rules: docs/table-format.md (Look-up).
 #include "core/predict.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -177,15 +178,9 @@ struct Memo {
   Lookup lookup;  // its row pointer unset
 };
 
-std::size_t memo_slot(const Key& k) noexcept {
-  std::uint64_t h = static_cast<std::uint64_t>(dtype_bits(k.dtype)) * 0x9E3779B97F4A7C15ull;
-  for (std::uint64_t v :
-       {std::uint64_t(k.ta), std::uint64_t(k.tb), std::uint64_t(k.layout), std::uint64_t(k.m),
-        std::uint64_t(k.n), std::uint64_t(k.k), std::uint64_t(k.batch)}) {
-    h = (h ^ v) * 0x100000001B3ull;
-  }
-  return static_cast<std::size_t>(h >> 58);
-}
+// local-dynamic, as nearest_row's memo (src/core/table.cpp): one module base per function, not
+// a __tls_get_addr call per access.
+[[gnu::tls_model("local-dynamic")]] thread_local std::array<Memo, 64> memo;
 
 }  // namespace
 
@@ -221,11 +216,17 @@ void look_up(const Table& table, const Key& key, Selector selector, Lookup& out)
     compute(table, key, selector, out, nullptr);
     return;
   }
-  thread_local std::array<Memo, 64> memo;
-  Memo& m = memo[memo_slot(key)];
-  if (m.table_id == table.index_id && m.key == key) {
-    out = m.lookup;
+  Memo& m = memo[key_memo_slot(key)];
+  if (m.table_id == table.index_id && same_key(m.key, key)) [[likely]] {
+    // The header and the ranked candidates in use, not the whole array (a copy of 224 bytes
+    // was most of a hit).
+    const Lookup& l = m.lookup;
+    out.basis = l.basis;
     out.row = m.has_row ? &table.rows[m.row] : nullptr;
+    out.distance = l.distance;
+    out.corners = l.corners;
+    out.count = l.count;
+    std::copy_n(l.ranked.begin(), l.count, out.ranked.begin());
     return;
   }
   compute(table, key, selector, out, nullptr);

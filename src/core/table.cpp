@@ -571,20 +571,6 @@ struct Memo {
   double distance = 0;
 };
 
-// Few, independent products: a chain of dependent multiplies cost more than the rest of the
-// look-up on a hit. The byte fields are read one by one and combined with adds, never as one
-// wider word: the caller has just stored them one by one, and a wider load over narrower
-// stores waits for them.
-std::size_t memo_slot(const Key& k) noexcept {
-  const std::uint64_t forms = std::uint64_t(dtype_bits(k.dtype)) + 512 * std::uint64_t(k.ta) +
-                              2048 * std::uint64_t(k.tb) + 8192 * std::uint64_t(k.layout);
-  const std::uint64_t h =
-      (std::uint64_t(k.m) + (forms << 32)) * 0x9E3779B97F4A7C15ull +
-      (std::uint64_t(k.n) + (std::uint64_t(k.k) << 32)) * 0xC2B2AE3D27D4EB4Full +
-      std::uint64_t(k.batch) * 0x165667B19E3779F9ull;
-  return static_cast<std::size_t>((h ^ (h >> 31)) >> 58);  // 64 slots
-}
-
 // local-dynamic: the library is built position-independent, where each access to a
 // general-dynamic thread_local is a call (__tls_get_addr) that the compiler spills registers
 // around; one module base per function instead (in an executable the linker relaxes either
@@ -604,13 +590,9 @@ std::size_t memo_slot(const Key& k) noexcept {
 }  // namespace
 
 Nearest nearest_row(const Table& table, const Key& key) noexcept {
-  Memo& slot = memo[memo_slot(key)];
-  // The sizes compared with one branch; the key as the caller stored it, field by field.
-  const bool sizes = ((slot.key.m ^ key.m) | (slot.key.n ^ key.n) | (slot.key.k ^ key.k) |
-                      (slot.key.batch ^ key.batch)) == 0;
-  if (table.index_id != 0 && slot.table_id == table.index_id && sizes &&
-      slot.key.dtype == key.dtype && slot.key.ta == key.ta && slot.key.tb == key.tb &&
-      slot.key.layout == key.layout) [[likely]] {
+  Memo& slot = memo[key_memo_slot(key)];
+  if (table.index_id != 0 && slot.table_id == table.index_id && same_key(slot.key, key))
+      [[likely]] {
     return {slot.found ? &table.rows[slot.row] : nullptr, slot.distance};
   }
   return scan_and_remember(table, key, slot);
