@@ -63,10 +63,9 @@ def main():
         sys.exit(f"{a.results}: not a results CSV (no header with {', '.join(KEY_FIELDS)})")
 
     kept, dropped, points = [], 0, set()
-    seen_header = False
-    for line in lines:
-        if line.startswith("#") or not seen_header:
-            seen_header = seen_header or not line.startswith("#")
+    header_at = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    for i, line in enumerate(lines):
+        if i <= header_at or line.startswith("#"):
             kept.append(line)
             continue
         p = point_of(header, line)

@@ -35,7 +35,6 @@ using namespace gemmroute::measure;
 
 namespace {
 
-// gemm() with the problem's own operands, as a program would call it.
 // The median over repetitions of (sample of x - sample of y), in ns per call.
 double paired_ns(const ArmResult& x, const ArmResult& y) {
   std::vector<double> d;
@@ -45,6 +44,7 @@ double paired_ns(const ArmResult& x, const ArmResult& y) {
   return median_of(std::move(d));
 }
 
+// gemm() with the problem's own operands, as a program would call it.
 template <class T>
 void call_gemm(Context& ctx, const Problem& p, const Options& o) {
   gemm<T>(ctx, p.ta, p.tb, p.m, p.n, p.k, p.alpha_as<T>(), p.item_a<T>(0), p.a.ld, p.a.stride,

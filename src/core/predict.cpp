@@ -2,7 +2,6 @@
 // them, and the tie rule applied to the predictions. Rules: docs/table-format.md (Look-up).
 #include "core/predict.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -218,14 +217,8 @@ void look_up(const Table& table, const Key& key, Selector selector, Lookup& out)
   }
   Memo& m = memo[key_memo_slot(key)];
   if (m.table_id == table.index_id && same_key(m.key, key)) [[likely]] {
-    // The header and the ranked candidates in use, not the whole array of 24 (224 bytes).
-    const Lookup& l = m.lookup;
-    out.basis = l.basis;
+    out = m.lookup;
     out.row = m.has_row ? &table.rows[m.row] : nullptr;
-    out.distance = l.distance;
-    out.corners = l.corners;
-    out.count = l.count;
-    std::copy_n(l.ranked.begin(), l.count, out.ranked.begin());
     return;
   }
   compute(table, key, selector, out, nullptr);

@@ -278,8 +278,8 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
 // Blocks per multiprocessor the registers must allow: small tiles are latency-bound, so as many
 // as shared memory admits (7 or 8 at the 16 KiB groups), short of spilling registers. The f64
 // and c32 row tiles of 2 and 4 columns hold B's k pairs too: one block fewer (64 and 80
-// registers) than their element count would give; measured on the H200, 1.1-1.3x faster than
-// at 5 and 4 blocks with the spills (40-96 bytes) those leave.
+// registers) than their element count would give; measured on the H200, up to 1.3x faster (f64
+// and c32 at n >= 10) than at 5 and 4 blocks with the spills (40-96 bytes) those leave.
 template <class T, class TL>
 constexpr int kMinBlocks = TL::rows && sizeof(T) == 8 && TL::tn > 1 ? (TL::tn == 2 ? 4 : 3)
                            : TL::tm * TL::tn == 1  ? (sizeof(T) == 4 ? 8 : sizeof(T) == 8 ? 7 : 6)
