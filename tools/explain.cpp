@@ -27,6 +27,7 @@ int explain_offline(Device device, const Problem& p, const Options& options,
   Overrides ov;
   ov.route = options.route.value_or(env.route);
   ov.selector = env.selector_set ? env.selector : backend->default_selector();
+  ov.deterministic = options.deterministic || env.deterministic;
   Resolved pin;
   ov.pin = options.pin.empty() ? std::string_view(env.pin) : std::string_view(options.pin);
   if (!ov.pin.empty()) {
@@ -51,12 +52,13 @@ int explain(const Argv& argv) {
   Args args(
       argv,
       {"device", "dtype", "ta", "tb", "m", "n", "k", "batch", "layout", "table", "pin", "route"},
-      {});
+      {"deterministic"});
   if (args.help()) {
     std::puts(
         "usage: gemmroute explain [--device cpu] --dtype DTYPE --ta N|T|C --tb N|T|C\n"
         "                         --m M --n N --k K [--batch B] [--layout packed|strided]\n"
         "                         [--table FILE] [--pin SPELLING] [--route auto|native|vendor]\n"
+        "                         [--deterministic]\n"
         "\n"
         "DTYPE: f32, f64, c32, c64, bf16, f16 (bf16 and f16: C of the same type, f32 compute),\n"
         "or in:out:compute: bf16:f32:f32, f16:f32:f32, f32:f32:tf32.\n"
@@ -65,7 +67,9 @@ int explain(const Argv& argv) {
         "walk (runs, or skipped: reason) and last `choice: <spelling>`. GEMMROUTE_TABLE,\n"
         "GEMMROUTE_PIN and GEMMROUTE_ROUTE apply as they do to library calls. For a device\n"
         "this machine lacks (--device cuda without a GPU), the walk is shown over the\n"
-        "backend's vocabulary, with a note saying so.");
+        "backend's vocabulary, with a note saying so. --deterministic (or\n"
+        "GEMMROUTE_DETERMINISTIC=1) walks as Options::deterministic does: only candidates whose\n"
+        "output is the same bytes run to run.");
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
@@ -74,6 +78,7 @@ int explain(const Argv& argv) {
   Options options;
   options.table = args.get_or("table", "");
   options.pin = args.get_or("pin", "");
+  options.deterministic = args.flag("deterministic");
   if (auto r = args.get("route")) {
     options.route = parse_route(*r);
     if (!options.route) throw UsageError("--route: expected auto, native or vendor");

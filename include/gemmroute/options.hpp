@@ -1,5 +1,6 @@
 // Per-call overrides of the table's choice. Empty fields fall back to the environment
-// (GEMMROUTE_PIN, GEMMROUTE_ROUTE, GEMMROUTE_TABLE) read when the Context was made.
+// (GEMMROUTE_PIN, GEMMROUTE_ROUTE, GEMMROUTE_TABLE, GEMMROUTE_DETERMINISTIC) read when the
+// Context was made.
 #pragma once
 
 #include <optional>
@@ -22,6 +23,10 @@ struct Options {
   // mantissa bits, summed in f32. Faster on tensor cores, less exact; never used unless set
   // here. Other scalars are unaffected.
   bool tf32 = false;
+  // Only candidates whose output is the same bytes run to run (no split-K reductions; the
+  // table's walk skips the others, saying why). Also set for every call of a Context by
+  // GEMMROUTE_DETERMINISTIC=1.
+  bool deterministic = false;
 };
 
 }  // namespace gemmroute

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/candidate.hpp"
 #include "core/exec.hpp"
@@ -24,6 +25,25 @@ struct Resolved {
   const Candidate* candidate = nullptr;
   std::shared_ptr<const Candidate> owned;
   std::string error;
+};
+
+// How much of a parameterised family the tuner may try at one point (a spec's `search-*`
+// fields, docs/tuning-spec.md): answers asked of a library's own heuristic, configurations
+// checked beyond them, and how many of those are timed.
+struct SearchBudget {
+  int heuristic = 64;
+  int checks = 4000;
+  int extended = 32;
+};
+
+// What a backend offers the tuner at one point beyond its fixed vocabulary: candidates made
+// for the problem (in the order to measure, each with where it came from: "top-3" for the
+// heuristic's third answer, "extended" for one found beyond them), and one line saying what
+// was asked, tried and found valid.
+struct SearchSpace {
+  std::vector<std::shared_ptr<const Candidate>> candidates;
+  std::vector<std::string> sources;
+  std::string summary;
 };
 
 // One group of a grouped call, selected and ready: the candidate and its problem (a validated
@@ -62,6 +82,17 @@ class Backend {
   // Runs the groups of a grouped call, every one already selected. The default runs them in
   // order; a backend may run them concurrently where no group's result can change by it.
   virtual void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const;
+
+  // The vendor's own choice for a dtype: what runs on a miss (after the generic native
+  // kernel) and what a row's other entries are compared with by the reach rule. The default is
+  // last_resort_vendor(); CUDA answers lt.heuristic for the dtypes cuBLASLt runs.
+  virtual const Candidate& vendor_default(DType) const { return last_resort_vendor(); }
+  // Candidates made for one problem for the tuner to measure (empty: the fixed vocabulary is
+  // all there is). `probe` has the shape and alignments of the operands the tuner will use; its
+  // pointers are not read.
+  virtual SearchSpace search_space(const Problem& /*probe*/, const SearchBudget&) const {
+    return {};
+  }
 
   // The candidate a spelling names. The default looks in candidates() and the last resorts;
   // backends with parameterised families override it.

@@ -29,6 +29,9 @@ class Candidate {
   virtual Provider provider() const = 0;
   // Exactly the problems launch instantiates. The problem is validated and folded.
   virtual Verdict can_run(const Problem& problem) const = 0;
+  // Whether two launches of the problem give the same bytes (false for split-K reductions
+  // whose order of accumulation varies run to run): deterministic mode takes only these.
+  virtual bool reproducible(const Problem&) const { return true; }
   // Device workspace a launch of this problem needs (taken from the Exec, never allocated).
   virtual std::size_t workspace_bytes(const Problem&) const { return 0; }
   // Runs the whole batch with the Context's resources (asynchronously where the device is);

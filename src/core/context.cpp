@@ -1,8 +1,11 @@
 // Context construction, the environment and the default table.
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 
 #include "core/context_state.hpp"
 #include "gemmroute/error.hpp"
@@ -54,6 +57,12 @@ Environment read_environment() {
                 "GEMMROUTE_LOG='" + log + "': expected 0 or 1");
   }
   e.log = log == "1";
+  std::string deterministic = env_or_empty("GEMMROUTE_DETERMINISTIC");
+  if (!deterministic.empty() && deterministic != "0" && deterministic != "1") {
+    throw Error(Errc::invalid_argument, "GEMMROUTE_DETERMINISTIC",
+                "GEMMROUTE_DETERMINISTIC='" + deterministic + "': expected 0 or 1");
+  }
+  e.deterministic = deterministic == "1";
   std::string select = env_or_empty("GEMMROUTE_SELECT");
   if (!select.empty()) {
     auto s = parse_selector(select);
@@ -82,11 +91,35 @@ std::string default_table_path(const Backend& backend) {
 
 namespace detail {
 
+// Loads a table for a Context. Where a fingerprint mismatch disabled entries (the `lt:` records
+// of another cuBLASLt version, say), one line on stderr says so, once per table file and process:
+// the calls still run, on the entries that remain.
+std::shared_ptr<const Table> load_for_context(const std::string& path, const Backend& backend) {
+  auto table = std::make_shared<const Table>(load_table(path, backend));
+  int disabled = 0;
+  for (const Row& r : table->rows) {
+    for (const Entry& e : r.entries) disabled += !e.unrunnable.empty();
+  }
+  if (disabled == 0) return table;
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  std::lock_guard lock(mutex);
+  if (warned.insert(path).second) {
+    std::string notes;
+    for (const std::string& n : table->notes) notes += (notes.empty() ? "" : "; ") + n;
+    std::fprintf(stderr,
+                 "gemmroute: warning: table %s: %s; %d entries that depend on it are not "
+                 "runnable (the rest of each row, or the last resorts, run instead)\n",
+                 path.c_str(), notes.c_str(), disabled);
+  }
+  return table;
+}
+
 const Table* ContextState::named_table(const std::string& path) {
   std::lock_guard lock(mutex);
   auto it = named_tables.find(path);
   if (it == named_tables.end()) {
-    auto loaded = std::make_shared<const Table>(load_table(path, *backend));
+    auto loaded = load_for_context(path, *backend);
     it = named_tables.emplace(path, std::move(loaded)).first;
   }
   return it->second.get();
@@ -102,6 +135,7 @@ Overrides ContextState::pinned_overrides(const Options& options) {
   Overrides o;
   o.route = options.route.value_or(env.route);
   o.selector = env.selector;
+  o.deterministic = options.deterministic || env.deterministic;
   const Resolved* pin = nullptr;
   if (!options.pin.empty()) {
     // Resolved once per spelling and kept: a pin with parameters may make a candidate. The
@@ -192,7 +226,7 @@ Context::Context(Device device, CUstream_st* stream)
   std::string path =
       state_->env.table.empty() ? default_table_path(*state_->backend) : state_->env.table;
   if (!path.empty()) {
-    state_->table = std::make_shared<const Table>(load_table(path, *state_->backend));
+    state_->table = detail::load_for_context(path, *state_->backend);
   }
 }
 

@@ -20,7 +20,7 @@
 
 namespace gemmroute {
 
-// GEMMROUTE_PIN, _ROUTE, _TABLE, _LOG, _SELECT and _RECORD, read once.
+// GEMMROUTE_PIN, _ROUTE, _TABLE, _LOG, _SELECT, _DETERMINISTIC and _RECORD, read once.
 struct Environment {
   std::string pin;
   Route route = Route::automatic;
@@ -28,10 +28,11 @@ struct Environment {
   bool log = false;
   Selector selector = kDefaultSelector;  // the backend's default_selector() when unset
   bool selector_set = false;             // GEMMROUTE_SELECT was given
+  bool deterministic = false;            // GEMMROUTE_DETERMINISTIC=1
   std::string record;  // GEMMROUTE_RECORD: the file keys are recorded into (core/record.hpp)
 };
-// Throws Error(invalid_argument) naming the variable for a bad GEMMROUTE_ROUTE, _LOG or
-// _SELECT value.
+// Throws Error(invalid_argument) naming the variable for a bad GEMMROUTE_ROUTE, _LOG,
+// _SELECT or _DETERMINISTIC value.
 Environment read_environment();
 
 // The shipped table for a backend: tables/<backend>/<fingerprint id>.table, else
@@ -66,6 +67,7 @@ struct ContextState {
       Overrides o;
       o.route = options.route.value_or(env.route);
       o.selector = env.selector;
+      o.deterministic = options.deterministic || env.deterministic;
       return o;
     }
     return pinned_overrides(options);
@@ -92,6 +94,10 @@ struct ContextState {
   };
   std::unordered_map<CachedKey, Lookup, CachedKeyHash> lookups_;
 };
+
+// The table at `path` for a Context; warns once per file and process on stderr where a fingerprint
+// mismatch made entries not runnable.
+std::shared_ptr<const Table> load_for_context(const std::string& path, const Backend& backend);
 
 struct Access {
   // Throws Error(invalid_argument) for a moved-from Context.

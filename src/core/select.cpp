@@ -100,9 +100,14 @@ std::string format_bits(const Row& row) {
   return out;
 }
 
-// The row's entry of the backend's vendor, when timed (the reach rule compares against it).
+// Why deterministic mode skips a candidate.
+constexpr const char* kNotReproducible =
+    "not reproducible run to run (a split-K reduction): deterministic mode";
+
+// The row's entry of the backend's vendor default for its dtype, when timed (the reach rule
+// compares against it).
 const Entry* vendor_entry(const Row& row, const Backend& backend) {
-  const std::string_view vendor = backend.last_resort_vendor().spelling();
+  const std::string_view vendor = backend.vendor_default(row.key.dtype).spelling();
   for (const Entry& e : row.entries) {
     if (e.spelling == vendor) return e.timed ? &e : nullptr;
   }
@@ -132,6 +137,10 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
     }
     if (const char* why = route_refusal(*c, ov.route)) {
       throw Error(Errc::not_runnable, "pin", "pin '" + std::string(ov.pin) + "' is " + why);
+    }
+    if (ov.deterministic && !c->reproducible(problem)) {
+      throw Error(Errc::not_runnable, "pin",
+                  "pin '" + std::string(ov.pin) + "' is " + kNotReproducible);
     }
     Verdict v = runnable(*c, problem, exec);
     if (!v.ok) {
@@ -197,6 +206,7 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
       continue;
     }
     Verdict v = runnable(c, problem, exec);
+    if (v.ok && ov.deterministic && !c.reproducible(problem)) v = Verdict::no(kNotReproducible);
     note(e.spelling, v.ok ? nullptr : v.reason, from);
     if (v.ok) {
       s.candidate = &c;
@@ -204,12 +214,20 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
       return s;
     }
   }
-  for (const Candidate* c : {&backend.last_resort_native(), &backend.last_resort_vendor()}) {
+  // The generic native kernel, the vendor's own choice for the dtype, then the vendor's plain
+  // call where that is another candidate.
+  const Candidate* vendor_default = &backend.vendor_default(key.dtype);
+  const Candidate* vendor_last = &backend.last_resort_vendor();
+  const Candidate* resorts[] = {&backend.last_resort_native(), vendor_default, vendor_last};
+  const std::size_t n_resorts = vendor_default == vendor_last ? 2 : 3;
+  for (std::size_t r = 0; r < n_resorts; ++r) {
+    const Candidate* c = resorts[r];
     if (const char* why = route_refusal(*c, ov.route)) {
       note(c->spelling(), why, "last resort");
       continue;
     }
     Verdict v = runnable(*c, problem, exec);
+    if (v.ok && ov.deterministic && !c->reproducible(problem)) v = Verdict::no(kNotReproducible);
     note(c->spelling(), v.ok ? nullptr : v.reason, "last resort");
     if (v.ok) {
       s.candidate = c;
@@ -239,6 +257,7 @@ std::string format_log_line(const Key& key, const Table* table, const Selection&
       line += " | row (none)";
     }
     if (ov.route != Route::automatic) line += " | route " + std::string(to_string(ov.route));
+    if (ov.deterministic) line += " | deterministic";
   }
   for (const WalkStep& w : trace.steps) {
     if (!w.reason.empty()) line += " | skipped " + w.spelling + " (" + w.reason + ")";
@@ -257,6 +276,7 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
   }
   if (!ov.pin.empty()) out += "pin: " + std::string(ov.pin) + "\n";
   if (ov.route != Route::automatic) out += "route: " + std::string(to_string(ov.route)) + "\n";
+  if (ov.deterministic) out += "deterministic: only candidates reproducible run to run\n";
   if (ov.pin.empty()) {
     const Lookup& l = s.lookup;
     out += "selection: " + std::string(to_string(ov.selector)) +

@@ -20,6 +20,7 @@ struct Overrides {
   std::string_view pin;  // the spelling as given; empty: no pin
   Route route = Route::automatic;
   Selector selector = kDefaultSelector;  // how the table is read between its rows
+  bool deterministic = false;            // only candidates reproducible run to run
   const Candidate* pinned = nullptr;     // what the pin resolved to (null: it names nothing)
   std::string_view pin_error;            // why it names nothing
 };
