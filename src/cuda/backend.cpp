@@ -1,9 +1,12 @@
 // The CUDA backend: its vocabulary in tie-break order, its fingerprint, its last resorts and
 // its execution resources.
 //
-// Tie-break order: cublas, the cuda.small family, cuda.stream, cuda.reg, cuda.wide, cuda.tiled,
-// cuda.direct. The vendor comes first, so a native kernel displaces it only when measured faster
-// by more than the margin.
+// Tie-break order: lt.heuristic, cublas, the cuda.small family, cuda.stream, cuda.reg, cuda.wide,
+// cuda.tiled, cuda.direct, then the `lt:` records a table resolves, in the order the tuner
+// measured them. The vendor comes first, so a native kernel displaces it only when measured
+// faster by more than the margin; lt.heuristic runs only the dtypes cuBLASLt is for (bf16, f16,
+// TF32), where it is first so that cublasGemmEx and every record must beat cuBLASLt's own
+// choice by the margin to displace it.
 #include "cuda/backend.hpp"
 
 #include <cstdio>
@@ -13,6 +16,7 @@
 #include "cuda/candidates.hpp"
 #include "cuda/check.hpp"
 #include "cuda/exec.hpp"
+#include "cuda/lt.hpp"
 #include "gemmroute/error.hpp"
 
 namespace gemmroute::cuda {
@@ -25,7 +29,8 @@ std::string version_string(int v) {  // 12040 -> "12.4"
 class CudaBackend final : public Backend {
  public:
   // index < 0: the vocabulary alone (no device).
-  explicit CudaBackend(int index) : index_(index) {
+  explicit CudaBackend(int index) : index_(index), lt_heuristic_(make_lt_heuristic(index)) {
+    candidates_.push_back(lt_heuristic_.get());
     candidates_.push_back(&cublas_candidate());
     for (const Candidate* c : small_candidates()) candidates_.push_back(c);
     for (const Candidate* c : stream_candidates()) candidates_.push_back(c);
@@ -70,6 +75,26 @@ class CudaBackend final : public Backend {
     return field == "cublaslt" && c.spelling().starts_with("lt:");
   }
   bool host_memory() const override { return false; }
+  const Candidate& vendor_default(DType dtype) const override {
+    return lt_dtype(dtype) ? *lt_heuristic_ : cublas_candidate();
+  }
+  // `lt:` records are made for the spelling (and checked against the device when they run).
+  Resolved resolve(std::string_view spelling) const override {
+    if (!spelling.starts_with("lt:")) return Backend::resolve(spelling);
+    Resolved r;
+    std::string why;
+    const auto record = parse_lt(spelling, &why);
+    if (!record) {
+      r.error = "bad cuBLASLt record '" + std::string(spelling) + "': " + why;
+      return r;
+    }
+    r.owned = make_lt_candidate(*record, index_);
+    r.candidate = r.owned.get();
+    return r;
+  }
+  SearchSpace search_space(const Problem& probe, const SearchBudget& budget) const override {
+    return lt_search_space(probe, index_, budget);
+  }
   // Nearest row: replayed over the H200 bench CSVs, predicting between the sparse CUDA table's
   // rows chose worse (bench/results/h200/README.md, "Selection").
   Selector default_selector() const override { return Selector::nearest; }
@@ -94,6 +119,7 @@ class CudaBackend final : public Backend {
 
  private:
   int index_;
+  std::unique_ptr<Candidate> lt_heuristic_;
   Fingerprint fingerprint_;
   std::vector<const Candidate*> candidates_;
 };
