@@ -12,6 +12,7 @@
 #include "core/files.hpp"
 #include "core/table.hpp"
 #include "gemmroute/error.hpp"
+#include "measure/operands.hpp"
 #include "measure/rank.hpp"
 #include "measure/refine.hpp"
 #include "measure/results.hpp"
@@ -72,8 +73,15 @@ struct Session {
 };
 
 // Rough relative cost of a point, for the ETA only (calibrated by the elapsed time).
-double weight(const Key& key, const Spec& spec, std::size_t arms, std::int64_t cache) {
-  const double call_us = 1.0 + macs_of(key) / 4000.0;
+// `macs_per_us`: a rough rate of the device (the ETA's calibration absorbs its error, not its
+// error from one shape to the next).
+double weight(const Key& key, const Spec& spec, std::size_t arms, std::int64_t cache,
+              double macs_per_us) {
+  // Points of the mixed dtypes also time a search space (cuBLASLt's configurations on CUDA).
+  if (!is_uniform(key.dtype)) {
+    arms += static_cast<std::size_t>(spec.search.heuristic / 4 + spec.search.extended);
+  }
+  const double call_us = 1.0 + macs_of(key) / macs_per_us;
   const auto& h = spec.measure.harness;
   const double timing =
       static_cast<double>(arms) * (h.repetitions + 2) * std::max(h.min_sample_us, call_us) +
@@ -89,27 +97,73 @@ std::string describe_point(const Key& k) {
   return to_string(k);
 }
 
-// Measures the candidates of `key` not yet in the file; writes and returns their rows.
+// A problem of the key's shape whose pointers have the alignments every operand set of the
+// point will have (set i starts i set sizes into a device allocation): what can_run and a
+// search space are asked about before any operand exists. Its pointers are never read.
+Problem probe_of(const Key& key) {
+  const std::int64_t bytes = set_bytes(key);
+  const std::int64_t low = bytes & -bytes;
+  Problem p = problem_at(key, reinterpret_cast<char*>(std::min<std::int64_t>(low, 256)));
+  p.alpha = 1.0;
+  p.beta = 0.5;
+  return p;
+}
+
+// Measures the candidates of `key` not yet in the file, and what the backend's search space
+// offers there; writes and returns their rows. Candidates that refuse the key's problem get
+// their not-runnable rows without operands being made.
 std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin,
                                      Progress* progress) {
+  const Problem probe = probe_of(key);
   std::vector<LaunchArm> arms;
-  for (const Candidate* c : s.candidates) {
-    if (!is_done(s.done, key, c->spelling())) arms.push_back(arm_for(*c, *s.exec));
+  std::vector<std::string> sources;  // per arm: where a searched candidate came from
+  std::vector<ArmResult> refused;
+  auto offer = [&](const Candidate& c, std::string source) {
+    if (is_done(s.done, key, c.spelling())) return;
+    const Verdict v = c.can_run(probe);
+    if (!v.ok) {
+      ArmResult r;
+      r.name = std::string(c.spelling());
+      r.status = Status::not_runnable;
+      r.detail = v.reason;
+      if (!source.empty()) r.detail += "; " + source;
+      refused.push_back(std::move(r));
+      return;
+    }
+    arms.push_back(arm_for(c, *s.exec));
+    sources.push_back(std::move(source));
+  };
+  for (const Candidate* c : s.candidates) offer(*c, "");
+  const SearchSpace space = s.backend->search_space(probe, s.spec->search);
+  for (std::size_t i = 0; i < space.candidates.size(); ++i) {
+    offer(*space.candidates[i], space.sources[i]);
+  }
+  if (!space.summary.empty()) {
+    if (progress) progress->clear();
+    std::printf("%s: %s\n", to_string(key).c_str(), space.summary.c_str());
+    std::fflush(stdout);
+    s.writer.comment("search " + to_string(key) + ": " + space.summary);
   }
   std::vector<ResultRow> rows;
-  if (arms.empty()) return rows;
   PointReport report;
-  try {
-    report = measure_arms(key, arms, *s.device, s.spec->measure, &s.arena);
-  } catch (const std::exception& ex) {
-    for (const LaunchArm& a : arms) {
-      ArmResult r;
-      r.name = a.name;
-      r.status = Status::error;
-      r.detail = std::string("could not measure the point: ") + ex.what();
-      report.arms.push_back(r);
+  if (!arms.empty()) {
+    try {
+      report = measure_arms(key, arms, *s.device, s.spec->measure, &s.arena);
+    } catch (const std::exception& ex) {
+      report.arms.clear();
+      for (const LaunchArm& a : arms) {
+        ArmResult r;
+        r.name = a.name;
+        r.status = Status::error;
+        r.detail = std::string("could not measure the point: ") + ex.what();
+        report.arms.push_back(r);
+      }
+    }
+    for (std::size_t i = 0; i < report.arms.size() && i < sources.size(); ++i) {
+      if (!sources[i].empty()) report.arms[i].detail += "; " + sources[i];
     }
   }
+  for (ArmResult& r : refused) report.arms.push_back(std::move(r));
   for (const ArmResult& a : report.arms) {
     ResultRow r;
     r.key = key;
@@ -183,7 +237,9 @@ int run_points(Session& s, std::vector<Key> points, const std::string& source, O
   std::vector<double> w;
   double total_w = 0;
   for (const Key& k : todo) {
-    w.push_back(weight(k, *s.spec, s.candidates.size(), s.device->cache_bytes()));
+    // About 4 GMAC/s on the CPU; on a GPU some 100 TMAC/s (bf16 runs faster, f64 slower).
+    const double rate = s.backend->kind() == BackendKind::cpu ? 4000.0 : 1e8;
+    w.push_back(weight(k, *s.spec, s.candidates.size(), s.device->cache_bytes(), rate));
     total_w += w.back();
   }
   Progress progress("points", static_cast<int>(todo.size()), total_w);

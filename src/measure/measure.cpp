@@ -90,7 +90,8 @@ namespace {
 
 // Sub-problems of `p` (same operands) whose reference cost stays near `budget` multiply-adds:
 // evenly spaced items including the first and last; for one item too big on its own, blocks of
-// columns at both edges of C (where edge tiles live).
+// columns at both edges of C (where edge tiles live), and of rows at both edges of those where
+// one column alone is too big.
 std::vector<Problem> check_pieces(const Problem& p, double budget) {
   std::vector<Problem> out;
   const double per_item = static_cast<double>(p.m) * static_cast<double>(p.n) *
@@ -118,11 +119,18 @@ std::vector<Problem> check_pieces(const Problem& p, double budget) {
     return out;
   }
   // One item is over budget: check column blocks at the left and right edges of C, of the
-  // first and the last item.
+  // first and the last item; where one column alone is over budget (a GEMV-like item: n small,
+  // m k large), row blocks at its top and bottom edges of those columns.
   const double per_col =
       static_cast<double>(p.m) * static_cast<double>(std::max<std::int64_t>(p.k, 1));
   const std::int64_t cols =
       std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_col / 4), 1, p.n);
+  const std::int64_t rows =
+      per_col <= budget ? p.m
+                        : std::clamp<std::int64_t>(
+                              static_cast<std::int64_t>(
+                                  budget / static_cast<double>(std::max<std::int64_t>(p.k, 1)) / 4),
+                              1, p.m);
   for (std::int64_t i : {std::int64_t{0}, p.batch - 1}) {
     Problem q = item(i);
     for (std::int64_t j0 : {std::int64_t{0}, p.n - cols}) {
@@ -131,7 +139,15 @@ std::vector<Problem> check_pieces(const Problem& p, double budget) {
       const std::int64_t b_off = p.tb == Op::N ? j0 * p.b.ld : j0;
       r.b.base = static_cast<const char*>(q.b.base) + b_off * e;
       r.c.base = static_cast<const char*>(q.c.base) + j0 * p.c.ld * e_out;
-      out.push_back(r);
+      for (std::int64_t i0 : {std::int64_t{0}, p.m - rows}) {
+        Problem t = r;
+        t.m = rows;
+        const std::int64_t a_off = p.ta == Op::N ? i0 : i0 * p.a.ld;
+        t.a.base = static_cast<const char*>(r.a.base) + a_off * e;
+        t.c.base = static_cast<const char*>(r.c.base) + i0 * e_out;
+        out.push_back(t);
+        if (p.m - rows <= 0) break;
+      }
       if (p.n - cols <= 0) break;
     }
     if (p.batch == 1) break;
@@ -173,11 +189,23 @@ std::uint64_t output_digest(const void* bytes, std::size_t size) {
 
 std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevice& device,
                       double check_macs, double* worst, std::uint64_t* digest) {
+  return check_arm(sets, arm, device, check_macs, worst, digest, nullptr);
+}
+
+std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevice& device,
+                      double check_macs, double* worst, std::uint64_t* digest,
+                      std::vector<char>* snapshot) {
   const Problem& p = sets.problem(0);
   const std::size_t bytes = static_cast<std::size_t>(set_bytes(sets.key()));
   const char* dev0 = static_cast<const char*>(p.a.base);  // set 0 starts with A
-  std::vector<char> before(bytes), after(bytes);
-  device.download(before.data(), dev0, bytes);
+  std::vector<char> own;
+  std::vector<char>& before = snapshot ? *snapshot : own;
+  if (before.size() != bytes) {  // the snapshot is taken once per point: every check restores it
+    before.resize(bytes);
+    device.download(before.data(), dev0, bytes);
+  }
+  std::vector<char> after(bytes);
+  const std::size_t ab = static_cast<const char*>(p.c.base) - dev0;  // A and B, then C
   std::string why;
   try {
     arm.launch(p);
@@ -185,13 +213,14 @@ std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevi
   } catch (const std::exception& ex) {
     why = std::string("launch threw: ") + ex.what();
   }
+  bool ab_changed = true;  // unknown after a throw: restore everything
   if (why.empty()) {
     device.download(after.data(), dev0, bytes);
     const Problem got = rebase(p, dev0, after.data());
     const Problem orig = rebase(p, dev0, before.data());
     // A and B must be untouched; the reference reads them from `orig`.
-    const std::size_t ab = static_cast<const char*>(p.c.base) - dev0;
-    if (std::memcmp(before.data(), after.data(), ab) != 0) why = "wrote into A or B";
+    ab_changed = std::memcmp(before.data(), after.data(), ab) != 0;
+    if (ab_changed) why = "wrote into A or B";
     if (digest) *digest = output_digest(after.data() + ab, bytes - ab);
     auto got_pieces = check_pieces(got, check_macs);
     auto orig_pieces = check_pieces(orig, check_macs);
@@ -203,8 +232,12 @@ std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevi
     }
     if (worst) *worst = w;
   }
-  // Restore set 0 so every arm is checked from the same C.
-  device.upload(const_cast<char*>(dev0), before.data(), bytes);
+  // Restore set 0 so every arm is checked from the same C (only C, where A and B are intact).
+  if (ab_changed) {
+    device.upload(const_cast<char*>(dev0), before.data(), bytes);
+  } else {
+    device.upload(const_cast<char*>(dev0) + ab, before.data() + ab, bytes - ab);
+  }
   return why;
 }
 
@@ -216,6 +249,7 @@ PointReport measure_arms(const Key& key, std::span<const LaunchArm> arms, Measur
   report.set_bytes = set_bytes(key);
   std::vector<Arm> timed;
   std::vector<std::size_t> timed_index;
+  std::vector<char> snapshot;  // set 0 as made, downloaded by the first check
   for (std::size_t a = 0; a < arms.size(); ++a) {
     ArmResult r;
     r.name = arms[a].name;
@@ -226,7 +260,8 @@ PointReport measure_arms(const Key& key, std::span<const LaunchArm> arms, Measur
     } else {
       double worst = 0;
       std::uint64_t digest = 0;
-      std::string why = check_arm(sets, arms[a], device, options.check_macs, &worst, &digest);
+      std::string why =
+          check_arm(sets, arms[a], device, options.check_macs, &worst, &digest, &snapshot);
       if (!why.empty()) {
         r.status = why.rfind("launch threw", 0) == 0 ? Status::error : Status::failed;
         r.detail = why;

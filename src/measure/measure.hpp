@@ -72,6 +72,12 @@ PointReport measure_arms(const Key& key, std::span<const LaunchArm> arms, Measur
 // digest, when given, receives output_digest of the whole C region it wrote.
 std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevice& device,
                       double check_macs, double* worst = nullptr, std::uint64_t* digest = nullptr);
+// The same, with set 0's bytes as made kept in `snapshot` between the checks of one point
+// (downloaded by the first, reused by the rest: large operand sets are then read back once per
+// arm, not twice).
+std::string check_arm(const OperandSets& sets, const LaunchArm& arm, MeasureDevice& device,
+                      double check_macs, double* worst, std::uint64_t* digest,
+                      std::vector<char>* snapshot);
 
 // A 64-bit digest of bytes (every bit counts): equal digests mean bit-identical output with
 // overwhelming probability. Stable across builds and machines (results files keep it).

@@ -1,5 +1,6 @@
 #include "measure/results.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -338,6 +339,13 @@ void ResultsWriter::append(const std::string& path, std::size_t keep_bytes,
   if (!file_) throw Error(Errc::invalid_argument, "out", path + ": cannot open for appending");
   path_ = path;
   if (!comment.empty()) std::fputs(("# " + comment + "\n").c_str(), file_);
+  std::fflush(file_);
+}
+
+void ResultsWriter::comment(const std::string& text) {
+  std::string line = "# " + text;
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  std::fputs((line + "\n").c_str(), file_);
   std::fflush(file_);
 }
 

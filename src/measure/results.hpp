@@ -104,6 +104,9 @@ class ResultsWriter {
   void append(const std::string& path, std::size_t keep_bytes, const std::string& comment,
               int version = kResultsFormatVersion);
   void write(const ResultRow& row);
+  // A "# text" line between rows (a note the parser keeps as meta on its first occurrence:
+  // tune records each point's search there).
+  void comment(const std::string& text);
   int written() const { return written_; }
 
  private:

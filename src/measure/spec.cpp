@@ -194,6 +194,12 @@ Spec parse_spec(std::string_view text, const std::string& path) {
       if (one_number(1.0001, 1000, v)) spec.refine_ratio = v;
     } else if (name == "refine-max-points") {
       if (one_number(0, 1e6, v)) spec.refine_max_points = static_cast<int>(v);
+    } else if (name == "search-heuristic") {
+      if (one_number(0, 1024, v)) spec.search.heuristic = static_cast<int>(v);
+    } else if (name == "search-checks") {
+      if (one_number(0, 1e6, v)) spec.search.checks = static_cast<int>(v);
+    } else if (name == "search-extended") {
+      if (one_number(0, 1e4, v)) spec.search.extended = static_cast<int>(v);
     } else if (name == "candidates") {
       if (toks.size() == 2 && toks[1].text == "all") continue;
       for (std::size_t i = 1; i < toks.size(); ++i) {
@@ -206,7 +212,8 @@ Spec parse_spec(std::string_view text, const std::string& path) {
     } else {
       error(toks[0].column, "unknown field '" + std::string(name) +
                                 "' (name, repetitions, warmup-ms, min-sample-us, rotation-factor, "
-                                "check-macs, refine-ratio, refine-max-points, candidates, block)");
+                                "check-macs, refine-ratio, refine-max-points, search-heuristic, "
+                                "search-checks, search-extended, candidates, block)");
     }
   }
   if (block) diags.push_back({line_no, 1, "block '" + block->name + "' has no 'end'"});

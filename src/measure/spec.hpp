@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "core/problem.hpp"
 #include "measure/measure.hpp"
 
@@ -48,6 +49,9 @@ struct Spec {
   std::vector<std::string> candidates;  // empty: all the backend has
   double refine_ratio = 1.25;           // bisect an edge until hi / lo <= this
   int refine_max_points = 200;          // refined points measured per run at most
+  // What a backend's search space may add at each point (Backend::search_space; cuBLASLt
+  // configurations on CUDA): search-heuristic, search-checks, search-extended.
+  SearchBudget search;
   std::vector<SpecBlock> blocks;
 
   // One line for results files and tables: "tuning/quick.spec (name quick, 1234 points)".

@@ -107,6 +107,47 @@ TEST(Check, SampledChecksStillSeeTheFirstAndLastItems) {
   }
 }
 
+// A GEMV-like item (one column of C, m k far over the budget) is checked on row blocks at the
+// top and bottom of C: a wrong first or last element is still seen, and the reference's work
+// stays near the budget instead of m k.
+TEST(Check, OneLongColumnIsCheckedAtItsEdgeRows) {
+  FakeDevice dev;
+  const Key k = key(Scalar::f32, Op::T, Op::N, Layout::packed, 512, 1, 512, 1);
+  OperandSets sets(k, dev);
+  for (bool last : {false, true}) {
+    LaunchArm wrong{"wrong", {}, [last](const Problem& p) {
+                      make_backend(Device::cpu())->last_resort_native().launch(p, kCpuExec);
+                      p.item_c<float>(0)[last ? p.m - 1 : 0] += 1.0f;
+                    }};
+    EXPECT_NE(check_arm(sets, wrong, dev, 8 * 512.0), "") << last;
+  }
+  LaunchArm right{"right", {}, [](const Problem& p) {
+                    make_backend(Device::cpu())->last_resort_native().launch(p, kCpuExec);
+                  }};
+  EXPECT_EQ(check_arm(sets, right, dev, 8 * 512.0), "");
+}
+
+// Checks of one point share a snapshot of set 0: each check starts from the same C, and a check
+// that wrote into A or B restores A and B too.
+TEST(Check, ASharedSnapshotRestoresSetZero) {
+  FakeDevice dev;
+  const Key k = key(Scalar::f64, Op::N, Op::N, Layout::packed, 6, 6, 6, 2);
+  OperandSets sets(k, dev);
+  const double a00 = *static_cast<const double*>(sets.problem(0).a.base);
+  const double c00 = *static_cast<const double*>(sets.problem(0).c.base);
+  std::vector<char> snapshot;
+  LaunchArm scribble{"scribble", {}, [](const Problem& p) {
+                       *static_cast<double*>(const_cast<void*>(p.a.base)) += 1.0;
+                     }};
+  const auto backend = make_backend(Device::cpu());
+  LaunchArm direct = arm_for(backend->last_resort_native(), kCpuExec);
+  EXPECT_EQ(check_arm(sets, direct, dev, 1e9, nullptr, nullptr, &snapshot), "");
+  EXPECT_EQ(*static_cast<const double*>(sets.problem(0).c.base), c00);
+  EXPECT_EQ(check_arm(sets, scribble, dev, 1e9, nullptr, nullptr, &snapshot), "wrote into A or B");
+  EXPECT_EQ(*static_cast<const double*>(sets.problem(0).a.base), a00);
+  EXPECT_EQ(check_arm(sets, direct, dev, 1e9, nullptr, nullptr, &snapshot), "");
+}
+
 TEST(Check, ALaunchThatThrowsIsAnError) {
   FakeDevice dev;
   const Key k = key(Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 1);
