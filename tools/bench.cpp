@@ -34,6 +34,7 @@ using namespace gemmroute::measure;
 
 int bench_peers(const Args& args);     // bench_peers.cpp
 int bench_overhead(const Args& args);  // bench_overhead.cpp
+int bench_lt(const Args& args);        // bench_lt.cpp
 
 namespace {
 
@@ -79,6 +80,13 @@ constexpr const char* kHelp =
     "                       call itself, its launch(), gemm() pinned to it and gemm() routed;\n"
     "                       prints the call path's cost (routed - direct, pinned - direct) in ns\n"
     "                       (defaults here: --reps 21, --min-sample-us 1000)\n"
+    "  --lt [--top N] [--replay]\n"
+    "                       cuBLASLt's pick (bf16, f16, TF32 shapes, bench/shapes/llm.txt):\n"
+    "                       per shape auto, cublas, lt.heuristic (top-1) and the heuristic's\n"
+    "                       first N answers (default 8) as records, with where auto's choice\n"
+    "                       came from; prints auto's gain over top-1 and cublas for decode\n"
+    "                       (n <= 256) and prefill. --replay then times the whole file as one\n"
+    "                       sequence (a decoder layer), top-1 against auto, in ms per step\n"
     "\n"
     "BENCH.csv is written to a temporary beside it and renamed when the run ends (Ctrl-C ends\n"
     "it early, keeping the shapes measured); an existing file is replaced only with --force.";
@@ -132,16 +140,18 @@ void print_summary(const std::string& name, const Ratios& r) {
 }  // namespace
 
 int bench(const Argv& argv) {
-  Args args(
-      argv,
-      {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us", "scalars"},
-      {"force", "compare-selection", "peers", "overhead"});
+  Args args(argv,
+            {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us",
+             "scalars", "top"},
+            {"force", "compare-selection", "peers", "overhead", "lt", "replay"});
   if (args.help()) {
     std::puts(kHelp);
     return 0;
   }
   if (args.flag("peers")) return bench_peers(args);
   if (args.flag("overhead")) return bench_overhead(args);
+  if (args.flag("lt")) return bench_lt(args);
+  if (args.get("top") || args.flag("replay")) throw UsageError("--top and --replay need --lt");
   if (args.get("scalars")) throw UsageError("--scalars needs --peers");
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
