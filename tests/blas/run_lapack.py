@@ -16,9 +16,19 @@ generalised eigenvalue drivers ...): they are counted and printed, not failures.
 and gemmroute's non-routing log lines are kept in --workdir/<input>/{plain,preloaded}/.
 OMP_WAIT_POLICY=passive for both runs: CI runs tests side by side on two cores, where
 OpenMP's spinning threads slowed these runs tenfold; it changes no result.
+
+The native CPU kernels follow the summation order of OpenBLAS 0.3.21's AVX2 kernels (its
+Haswell and Zen cores: docs/decisions.md, "One summation order"), which is what keeps the
+generalised eigenvalue drivers' exact comparisons equal through the drop-in. Where OpenBLAS
+picks another core on a CPU that has AVX2 and FMA (it falls back to Prescott's SSE3 kernels on
+CPUs it does not know, such as the 2-core Intel Xeon VM of 2026-12-02), both runs are given
+OPENBLAS_CORETYPE=Haswell, so the comparison is with the kernels that order was made for
+(docs/blas.md says what a drop-in user on such a CPU sees otherwise).
 """
 import argparse
 import collections
+import ctypes
+import ctypes.util
 import os
 import pathlib
 import re
@@ -35,6 +45,25 @@ FAILED = re.compile(
     r"^\s*(\S+?):?\s*(drivers:)?\s+(\d+) out of\s+(\d+) tests failed to pass the threshold")
 PASSED = re.compile(
     r"All tests for (\S+)\s*(routines|drivers)?\s+passed the threshold \(\s*(\d+) tests run\)")
+
+
+def openblas_core():
+    """The core OpenBLAS picked on this CPU ("Haswell", "Prescott" ...), or "" when unknown."""
+    name = ctypes.util.find_library("openblas")
+    try:
+        lib = ctypes.CDLL(name or "libopenblas.so.0")
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        return lib.openblas_get_corename().decode()
+    except (OSError, AttributeError):
+        return ""
+
+
+def cpu_has_avx2_fma():
+    try:
+        flags = pathlib.Path("/proc/cpuinfo").read_text().split()
+    except OSError:
+        return False
+    return "avx2" in flags and "fma" in flags
 
 
 def without_ratio(line):
@@ -132,6 +161,13 @@ def main() -> int:
     pre_env = preload.environment(args.library)
     for env in (plain_env, pre_env):
         env["OMP_WAIT_POLICY"] = "passive"
+    core = openblas_core()
+    if ("OPENBLAS_CORETYPE" not in os.environ and core.lower() not in ("haswell", "zen")
+            and cpu_has_avx2_fma()):
+        print("OpenBLAS picked core '%s' on this AVX2 CPU: both runs use OPENBLAS_CORETYPE=Haswell"
+              % core)
+        for env in (plain_env, pre_env):
+            env["OPENBLAS_CORETYPE"] = "Haswell"
 
     problems, routed, reports, both = [], 0, [], 0
     for inp in args.input:
