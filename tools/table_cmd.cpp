@@ -59,7 +59,7 @@ int check(const Argv& argv) {
 
 constexpr const char* kBuildHelp =
     "usage: gemmroute table build RESULTS.csv --out FILE [--margin 0.03] [--generic]\n"
-    "                             [--merge TABLE] [--force]\n"
+    "                             [--merge TABLE] [--confirm CONFIRM.csv] [--force]\n"
     "\n"
     "Ranks each point's ok measurements with the tie rule (docs/measuring.md): a candidate\n"
     "displaces one earlier in the backend's tie-break order only when it is faster by more\n"
@@ -75,6 +75,10 @@ constexpr const char* kBuildHelp =
     "                 key, or is added (exact rows for the keys a program calls, in a table\n"
     "                 that still answers between them); TABLE's header is kept. RESULTS.csv\n"
     "                 must be measured on TABLE's device (any, for a generic TABLE)\n"
+    "  --confirm CONFIRM.csv\n"
+    "                 a second run over some of the points (`tune --confirm RESULTS.csv`): at\n"
+    "                 those points a candidate displaces an earlier one only where both runs\n"
+    "                 say so; one the second run did not measure displaces none it did\n"
     "  --date D       the table's date field (default: today, UTC)\n"
     "  --force        replace FILE when it exists (never when it is an input)";
 
@@ -96,7 +100,7 @@ void check_spellings(const std::string& path, const measure::Results& results,
 }
 
 int build(const Argv& argv) {
-  Args args(argv, {"out", "margin", "date", "merge"}, {"generic", "force"});
+  Args args(argv, {"out", "margin", "date", "merge", "confirm"}, {"generic", "force"});
   if (args.help()) {
     std::puts(kBuildHelp);
     return 0;
@@ -116,8 +120,12 @@ int build(const Argv& argv) {
   if (args.get("merge") && merge_path.empty()) throw UsageError("--merge: expected a table");
   if (!merge_path.empty() && o.generic)
     throw UsageError("--merge keeps TABLE's header: no --generic");
+  const std::string confirm_path = args.get_or("confirm", "");
+  if (args.get("confirm") && confirm_path.empty())
+    throw UsageError("--confirm: expected a results file");
   OutputRules rules{args.flag("force"), {in}};
   if (!merge_path.empty()) rules.inputs.push_back(merge_path);
+  if (!confirm_path.empty()) rules.inputs.push_back(confirm_path);
   check_output(out, "out", rules);  // before the work: a refused --out costs nothing
   measure::Results results = measure::read_results(in);
   const std::string* be = results.fingerprint.get("backend");
@@ -129,6 +137,21 @@ int build(const Argv& argv) {
   bool offline = false;  // the results' device need not be here: its vocabulary suffices
   auto backend = make_backend_or_vocabulary(*device, &offline);
   check_spellings(in, results, *backend);
+  std::optional<measure::Results> confirm;
+  if (!confirm_path.empty()) {
+    confirm = measure::read_results(confirm_path);
+    auto bad = mismatched_fields(confirm->fingerprint, results.fingerprint);
+    if (!bad.empty()) {
+      std::string why;
+      for (const auto& f : bad) why += " fingerprint." + f;
+      throw Error(Errc::invalid_argument, "confirm",
+                  confirm_path + " was measured on another device than " + in + " (" +
+                      why.substr(1) + "); a confirming run must be of the same device");
+    }
+    check_spellings(confirm_path, *confirm, *backend);
+    o.confirm = &*confirm;
+    o.confirm_source = std::filesystem::path(confirm_path).filename().string();
+  }
   std::vector<std::string> order;
   for (const Candidate* c : backend->candidates()) order.emplace_back(c->spelling());
   measure::BuildSummary summary;
@@ -138,6 +161,10 @@ int build(const Argv& argv) {
     std::printf("note: ignored an unfinished last line of %s\n", in.c_str());
   std::printf("rows: %d (measured %d, refined %d, recorded %d)\n", summary.rows, summary.measured,
               summary.refined, summary.recorded);
+  if (confirm) {
+    std::printf("confirmed by %s: %d rows ranked with both runs, %d of them with another winner\n",
+                confirm_path.c_str(), summary.confirmed, summary.changed);
+  }
   std::printf("points left out (no candidate measured ok): %d\n", summary.points_without_candidate);
   std::printf("failed or erroring (point, candidate) pairs, never ranked: %d\n", summary.failures);
   std::string winners;
@@ -186,6 +213,7 @@ int build(const Argv& argv) {
   if (merged) {
     comment.append(" --merge ").append(std::filesystem::path(merge_path).filename().string());
   }
+  if (confirm) comment.append(" --confirm ").append(o.confirm_source);
   comment.append("`. Entries: spelling@median\xC2\xB1spread,\n");
   comment.append(
       "# medians in time per call (whole batch), spread interquartile range / median.\n");

@@ -47,6 +47,10 @@ constexpr const char* kHelp =
     "  --margin X          tie-rule margin for ranking refined points (default 0.03)\n"
     "  --sample N          measure only every N-th point (1 to 2^30) and project the full\n"
     "                      run's time (use a throwaway --out; for sizing specs)\n"
+    "  --confirm FIRST.csv at each point of FIRST.csv (of --shapes FILE, when given) where\n"
+    "                      candidates displaced the vendor's own choice, measure those and\n"
+    "                      that choice again, alone; then `table build FIRST.csv --confirm\n"
+    "                      RESULTS.csv` keeps a displacement only where both runs agree\n"
     "  --shapes FILE       measure exactly the keys of a shapes file (as GEMMROUTE_RECORD\n"
     "                      writes them; a key listed twice is measured once) instead of the\n"
     "                      spec's lattice; their rows are `recorded`. --spec then only sets\n"
@@ -112,8 +116,9 @@ Problem probe_of(const Key& key) {
 // Measures the candidates of `key` not yet in the file, and what the backend's search space
 // offers there; writes and returns their rows. Candidates that refuse the key's problem get
 // their not-runnable rows without operands being made.
-std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin,
-                                     Progress* progress) {
+// `only`, when not empty: measure exactly these candidates (tune --confirm), with no search.
+std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin, Progress* progress,
+                                     std::span<const Candidate* const> only = {}) {
   const Problem probe = probe_of(key);
   std::vector<LaunchArm> arms;
   std::vector<std::string> sources;  // per arm: where a searched candidate came from
@@ -133,8 +138,11 @@ std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin,
     arms.push_back(arm_for(c, *s.exec));
     sources.push_back(std::move(source));
   };
-  for (const Candidate* c : s.candidates) offer(*c, "");
-  const SearchSpace space = s.backend->search_space(probe, s.spec->search);
+  for (const Candidate* c : only.empty() ? std::span<const Candidate* const>(s.candidates) : only) {
+    offer(*c, "");
+  }
+  const SearchSpace space =
+      only.empty() ? s.backend->search_space(probe, s.spec->search) : SearchSpace{};
   for (std::size_t i = 0; i < space.candidates.size(); ++i) {
     offer(*space.candidates[i], space.sources[i]);
   }
@@ -282,6 +290,74 @@ int run_points(Session& s, std::vector<Key> points, const std::string& source, O
   return stop_reason.empty() ? 0 : 3;
 }
 
+// tune --confirm: at each point of `first` (of the shapes file, when given) whose ranking put a
+// candidate ahead of the vendor's own choice, those candidates and that choice are measured
+// again, alone, in this run. `table build FIRST --confirm OUT` then keeps a displacement only
+// where both runs agree.
+int run_confirm(Session& s, const Results& first, const std::vector<Key>* only_keys,
+                const std::string& out, double budget_s) {
+  std::vector<std::string> order;
+  for (const Candidate* c : s.backend->candidates()) order.emplace_back(c->spelling());
+  BuildOptions o;
+  const Table ranked = build_table(first, order, o);
+  struct Todo {
+    Key key;
+    std::vector<const Candidate*> candidates;
+  };
+  std::vector<Todo> todo;
+  std::vector<Resolved> keep;  // the candidates made for spellings, alive for the run
+  keep.reserve(4096);
+  for (const Row& row : ranked.rows) {
+    if (only_keys && std::find(only_keys->begin(), only_keys->end(), row.key) == only_keys->end()) {
+      continue;
+    }
+    const std::string_view vendor = s.backend->vendor_default(row.key.dtype).spelling();
+    if (row.entries.front().spelling == vendor) continue;  // nothing displaced it
+    Todo t{row.key, {}};
+    for (const Entry& e : row.entries) {
+      if (is_done(s.done, row.key, e.spelling)) {
+        if (e.spelling == vendor) break;
+        continue;
+      }
+      keep.push_back(s.backend->resolve(e.spelling));
+      if (keep.back().candidate) t.candidates.push_back(keep.back().candidate);
+      if (e.spelling == vendor || t.candidates.size() >= 8) break;
+    }
+    if (!t.candidates.empty()) todo.push_back(std::move(t));
+  }
+  std::printf(
+      "tune --confirm: %zu points of %zu where a candidate displaced the vendor's own "
+      "choice, still to measure again\n",
+      todo.size(), ranked.rows.size());
+  std::fflush(stdout);
+  Progress progress("points", static_cast<int>(todo.size()), static_cast<double>(todo.size()));
+  std::size_t i = 0;
+  std::string stop_reason;
+  for (; i < todo.size(); ++i) {
+    if (interrupted()) {
+      stop_reason = "interrupted (Ctrl-C)";
+      break;
+    }
+    if (budget_s > 0 && progress.elapsed_s() >= budget_s) {
+      stop_reason = "time budget of " + format_duration(budget_s) + " reached";
+      break;
+    }
+    progress.update(static_cast<int>(i), static_cast<double>(i), describe_point(todo[i].key));
+    measure_point(s, todo[i].key, Origin::recorded, &progress, todo[i].candidates);
+  }
+  progress.update(static_cast<int>(i), static_cast<double>(i),
+                  stop_reason.empty() ? "done" : "stopped");
+  progress.finish();
+  std::fputc('\n', stderr);
+  if (!stop_reason.empty()) {
+    std::printf("tune: %s after %zu of %zu points; continue with the same command and --resume\n",
+                stop_reason.c_str(), i, todo.size());
+  }
+  std::printf("tune --confirm: measured %zu points in %s; %s; results in %s\n", i,
+              format_duration(progress.elapsed_s()).c_str(), counts(s).c_str(), out.c_str());
+  return stop_reason.empty() ? 0 : 3;
+}
+
 // The table --refine updates, loaded and checked before anything is written.
 Table load_refine_table(const std::string& table_path, const Backend& backend) {
   Table table = load_table(table_path, backend);
@@ -341,7 +417,8 @@ int run_refine(Session& s, Table table, const std::string& table_path, const Out
 
 int tune(const Argv& argv) {
   Args args(argv,
-            {"device", "spec", "out", "budget-minutes", "refine", "margin", "sample", "shapes"},
+            {"device", "spec", "out", "budget-minutes", "refine", "margin", "sample", "shapes",
+             "confirm"},
             {"resume"});
   if (args.help()) {
     std::puts(kHelp);
@@ -357,23 +434,28 @@ int tune(const Argv& argv) {
   const std::string refine_path = args.get_or("refine", "");
   const std::optional<std::string> shapes_path = args.get("shapes");
   if (shapes_path && refining) throw UsageError("--shapes and --refine: one at a time");
+  const std::optional<std::string> confirm_path = args.get("confirm");
+  if (confirm_path && refining) throw UsageError("--confirm and --refine: one at a time");
   std::vector<Shape> shapes;
   if (shapes_path) shapes = distinct_shapes(read_shapes(*shapes_path));
   if (shapes_path && shapes.empty()) {
     throw UsageError(*shapes_path + " holds no shape: nothing to measure");
   }
-  // With --shapes the spec only sets the method and candidates: the harness defaults without.
+  // With --shapes or --confirm the spec only sets the method and candidates: the harness
+  // defaults without.
   Spec spec;
-  if (!shapes_path || args.get("spec")) {
+  if ((!shapes_path && !confirm_path) || args.get("spec")) {
     spec = read_spec(args.required("spec"));
   } else {
     spec.path = "(no spec: the harness defaults)";
     spec.name = "shapes";
   }
   // What the results file records as its spec.
-  const std::string spec_line = shapes_path ? *shapes_path + " (" + std::to_string(shapes.size()) +
-                                                  " keys; method " + spec.path + ")"
-                                            : spec.describe();
+  const std::string spec_line =
+      confirm_path ? "confirming " + *confirm_path + " (method " + spec.path + ")"
+      : shapes_path
+          ? *shapes_path + " (" + std::to_string(shapes.size()) + " keys; method " + spec.path + ")"
+          : spec.describe();
 
   auto backend = make_backend(device);
   auto exec = backend->make_exec(nullptr);
@@ -405,7 +487,18 @@ int tune(const Argv& argv) {
     refine_table = load_refine_table(refine_path, *backend);
     check_output(refine_path, "refine", refine_rules);
   }
-  check_output(out, "out", {true, {spec.path, refine_path, shapes_path.value_or("")}});
+  check_output(
+      out, "out",
+      {true, {spec.path, refine_path, shapes_path.value_or(""), confirm_path.value_or("")}});
+  std::optional<Results> first;
+  if (confirm_path) {
+    first = read_results(*confirm_path);
+    auto bad = fingerprint_mismatch(first->fingerprint, backend->fingerprint());
+    if (!bad.empty()) {
+      throw Error(Errc::invalid_argument, "confirm",
+                  *confirm_path + " was measured on another device: confirm it there");
+    }
+  }
 
   const Fingerprint& fp = backend->fingerprint();
   std::error_code ec;
@@ -464,6 +557,11 @@ int tune(const Argv& argv) {
   install_interrupt_handler();
   if (refining) {
     return run_refine(s, std::move(*refine_table), refine_path, refine_rules, margin, out);
+  }
+  if (confirm_path) {
+    std::vector<Key> keys;
+    for (const Shape& sh : shapes) keys.push_back(sh.key);
+    return run_confirm(s, *first, shapes_path ? &keys : nullptr, out, budget_min * 60.0);
   }
   if (shapes_path) {
     std::vector<Key> keys;

@@ -14,7 +14,21 @@ bool displaces(const Timed& late, const Timed& early, double margin) {
 }
 
 std::vector<Timed> rank_point(std::vector<Timed> timed, std::span<const std::string> tie_order,
-                              double margin) {
+                              double margin, std::span<const Timed> confirming) {
+  auto again = [&](const std::string& spelling) -> const Timed* {
+    for (const Timed& t : confirming) {
+      if (t.spelling == spelling) return &t;
+    }
+    return nullptr;
+  };
+  auto wins = [&](const Timed& late, const Timed& early) {
+    if (!displaces(late, early, margin)) return false;
+    if (confirming.empty()) return true;
+    const Timed* l = again(late.spelling);
+    const Timed* e = again(early.spelling);
+    if (!l) return e == nullptr;  // unconfirmed: it displaces only the unconfirmed
+    return e == nullptr || displaces(*l, *e, margin);
+  };
   auto position = [&](const std::string& s) {
     auto it = std::find(tie_order.begin(), tie_order.end(), s);
     return static_cast<std::size_t>(it - tie_order.begin());
@@ -26,7 +40,7 @@ std::vector<Timed> rank_point(std::vector<Timed> timed, std::span<const std::str
   while (!timed.empty()) {
     std::size_t champion = 0;
     for (std::size_t i = 1; i < timed.size(); ++i) {
-      if (displaces(timed[i], timed[champion], margin)) champion = i;
+      if (wins(timed[i], timed[champion])) champion = i;
     }
     ranked.push_back(timed[champion]);
     timed.erase(timed.begin() + static_cast<std::ptrdiff_t>(champion));
@@ -97,11 +111,29 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
   t.header.emplace_back("date", options.date.empty() ? today_utc() : options.date);
   char margin[32];
   std::snprintf(margin, sizeof margin, "%.3g%%", options.margin * 100);
-  t.header.emplace_back("method", meta("method") + "; ranked by `gemmroute table build` from " +
-                                      (options.source.empty() ? "results" : options.source) +
-                                      " with margin " + margin + " (tie rule of docs/measuring.md)");
+  t.header.emplace_back(
+      "method",
+      meta("method") + "; ranked by `gemmroute table build` from " +
+          (options.source.empty() ? "results" : options.source) + " with margin " + margin +
+          " (tie rule of docs/measuring.md)" +
+          (options.confirm ? ", displacements confirmed by " + (options.confirm_source.empty()
+                                                                    ? std::string("a second run")
+                                                                    : options.confirm_source)
+                           : std::string()));
   if (const std::string* c = results.meta_field("clocks"); c && !c->empty()) {
     t.header.emplace_back("clocks", *c);
+  }
+  // The confirming run's last ok measurement per point and spelling.
+  std::map<Key, std::map<std::string, Timed>, decltype(less)> confirm(less);
+  if (options.confirm) {
+    for (const ResultRow& r : options.confirm->rows) {
+      auto& at = confirm[r.key];
+      if (r.status == Status::ok) {
+        at[r.spelling] = {r.spelling, r.median_us, r.spread_pct};
+      } else {
+        at.erase(r.spelling);
+      }
+    }
   }
   BuildSummary s;
   std::map<std::string, int> wins;
@@ -118,7 +150,19 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
     Row row;
     row.key = key;
     row.origin = p.recorded ? Origin::recorded : p.refined ? Origin::refined : Origin::measured;
-    const std::vector<Timed> ranked = rank_point(std::move(ok), tie_order, options.margin);
+    std::vector<Timed> again;
+    if (auto c = confirm.find(key); c != confirm.end()) {
+      for (const auto& [spelling, t] : c->second) again.push_back(t);
+    }
+    std::vector<Timed> ranked;
+    if (!again.empty()) {
+      ++s.confirmed;
+      ranked = rank_point(ok, tie_order, options.margin, again);
+      s.changed +=
+          rank_point(ok, tie_order, options.margin).front().spelling != ranked.front().spelling;
+    } else {
+      ranked = rank_point(std::move(ok), tie_order, options.margin);
+    }
     std::vector<std::optional<std::uint64_t>> digests;
     for (const Timed& e : ranked) digests.push_back(p.last.at(e.spelling)->digest);
     const std::vector<int> groups = bits_groups(digests);

@@ -33,19 +33,28 @@ struct Timed {
 // Whether `late` (later in tie-break order) displaces `early`.
 bool displaces(const Timed& late, const Timed& early, double margin);
 
-// Ranks candidates; those absent from tie_order go last, in their given order.
+// Ranks candidates; those absent from tie_order go last, in their given order. With
+// `confirming` (the same point measured again, in another run): a displacement stands only
+// where that run also measured both candidates and it holds there too; a candidate it did not
+// measure can displace none that it did.
 std::vector<Timed> rank_point(std::vector<Timed> timed, std::span<const std::string> tie_order,
-                              double margin);
+                              double margin, std::span<const Timed> confirming = {});
 
 struct BuildOptions {
   double margin = 0.03;
   bool generic = false;  // write only fingerprint.backend (the generic table for that backend)
   std::string date;      // the table's date field; empty: today (UTC)
   std::string source;    // the results file's name, for the method field
+  // A second run over some of the same points (`tune --confirm`): at those points every
+  // displacement must hold in both runs (rank_point's `confirming`).
+  const Results* confirm = nullptr;
+  std::string confirm_source;  // its file name, for the method field
 };
 
 struct BuildSummary {
   int rows = 0, measured = 0, refined = 0, recorded = 0;
+  int confirmed = 0;  // rows ranked with a confirming run; changed: their winner changed by it
+  int changed = 0;
   int points_without_candidate = 0;  // every candidate failed, errored or could not run
   int failures = 0;                  // (point, candidate) rows with status failed or error
   std::vector<std::pair<std::string, int>> winners;  // spelling -> rows won, in tie order

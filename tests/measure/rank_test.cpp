@@ -56,6 +56,29 @@ TEST(TieRule, TheFullRankingIsRepeatedWinnerSelection) {
             (std::vector<std::string>{"cpu.direct", "cpu.small", "openblas", "openblas:par=item"}));
 }
 
+// With a confirming run, a displacement stands only where both runs show it; a candidate the
+// second run did not measure displaces none that it did, and among the unmeasured the first
+// run's ranking holds.
+TEST(TieRule, AConfirmingRunMustAgreeWithEveryDisplacement) {
+  const std::vector<Timed> first = {
+      {"openblas", 100, 0}, {"cpu.small", 90, 0}, {"cpu.direct", 80, 0}};
+  EXPECT_EQ(names(rank_point(first, kOrder, 0.03)),
+            (std::vector<std::string>{"cpu.direct", "cpu.small", "openblas"}));
+  // The second run saw cpu.small's lead over openblas, not cpu.direct's (only 1% ahead).
+  const std::vector<Timed> again = {
+      {"openblas", 100, 0}, {"cpu.small", 90, 0}, {"cpu.direct", 99, 0}};
+  EXPECT_EQ(names(rank_point(first, kOrder, 0.03, again)),
+            (std::vector<std::string>{"cpu.small", "openblas", "cpu.direct"}));
+  // cpu.direct not measured again: it cannot displace the confirmed two.
+  const std::vector<Timed> partial = {{"openblas", 100, 0}, {"cpu.small", 95, 0}};
+  EXPECT_EQ(names(rank_point(first, kOrder, 0.03, partial)),
+            (std::vector<std::string>{"cpu.small", "openblas", "cpu.direct"}));
+  // openblas alone measured again: the others cannot displace it.
+  const std::vector<Timed> vendor = {{"openblas", 100, 0}};
+  EXPECT_EQ(names(rank_point(first, kOrder, 0.03, vendor)),
+            (std::vector<std::string>{"openblas", "cpu.direct", "cpu.small"}));
+}
+
 TEST(TieRule, UnknownSpellingsGoLastInTheirGivenOrder) {
   auto r = rank_point({{"zeta", 100, 0}, {"alpha", 100, 0}, {"openblas", 100, 0}}, kOrder, 0.03);
   EXPECT_EQ(names(r), (std::vector<std::string>{"openblas", "zeta", "alpha"}));

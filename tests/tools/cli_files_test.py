@@ -321,6 +321,68 @@ class Files(unittest.TestCase):
             self.assertEqual(rc, 130, text)
             self.assertFalse(os.path.exists(out), text)
 
+    def test_confirm_keeps_a_displacement_only_where_both_runs_agree(self):
+        # A first run where cpu.direct displaced openblas (the CPU's vendor default) at 2^3 and
+        # openblas kept 3^3.
+        rows = ("f32,N,N,packed,2,2,2,1,openblas,1.0,1.0,7,ok,measured,\n"
+                "f32,N,N,packed,2,2,2,1,cpu.direct,0.5,1.0,7,ok,measured,\n"
+                "f32,N,N,packed,3,3,3,1,openblas,1.0,1.0,7,ok,measured,\n"
+                "f32,N,N,packed,3,3,3,1,cpu.direct,1.5,1.0,7,ok,measured,\n")
+        first = self.write("first.csv", RESULTS_HEADER + rows)
+        # The second run measured 2^3 again and did not see cpu.direct's lead.
+        again = self.write("again.csv", RESULTS_HEADER +
+                           "f32,N,N,packed,2,2,2,1,openblas,1.0,1.0,7,ok,recorded,\n"
+                           "f32,N,N,packed,2,2,2,1,cpu.direct,0.99,1.0,7,ok,recorded,\n")
+        rc, out = run("table", "build", first, "--out", self.path("plain.table"))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("row f32 N N packed 2 2 2 1 measured cpu.direct@", self.read("plain.table").decode())
+        rc, out = run("table", "build", first, "--confirm", again, "--out", self.path("c.table"))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("1 rows ranked with both runs, 1 of them with another winner", out)
+        text = self.read("c.table").decode()
+        self.assertIn("row f32 N N packed 2 2 2 1 measured openblas@", text)
+        self.assertIn("row f32 N N packed 3 3 3 1 measured openblas@", text)
+        self.assertIn("--confirm again.csv", text)
+        # Where the second run agrees, the displacement stands.
+        agree = self.write("agree.csv", RESULTS_HEADER +
+                           "f32,N,N,packed,2,2,2,1,openblas,1.0,1.0,7,ok,recorded,\n"
+                           "f32,N,N,packed,2,2,2,1,cpu.direct,0.6,1.0,7,ok,recorded,\n")
+        rc, out = run("table", "build", first, "--confirm", agree, "--out", self.path("a.table"))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("row f32 N N packed 2 2 2 1 measured cpu.direct@", self.read("a.table").decode())
+        # The confirming file is an input: never the output.
+        rc, out = run("table", "build", first, "--confirm", again, "--out", again, "--force")
+        self.assert_refused(rc, out, "is the same file as the input")
+
+    def test_tune_confirm_measures_only_displaced_points(self):
+        # A real first run's header (this machine's fingerprint), with times edited so that
+        # cpu.direct displaced openblas at 2^3 only.
+        spec = self.write("tiny.spec", TINY_SPEC.replace("repetitions 7", "repetitions 7\ncandidates openblas cpu.direct"))
+        first = self.path("first.csv")
+        rc, out = run("tune", "--device", "cpu", "--spec", spec, "--out", first)
+        self.assertEqual(rc, 0, out)
+        lines = []
+        for line in self.read("first.csv").decode().splitlines():
+            f = line.split(",")
+            if len(f) > 12 and f[12] == "ok":
+                fast = f[8] == ("cpu.direct" if f[4] == "2" else "openblas")
+                f[9] = "0.5" if fast else "1.0"
+                f[10] = "1.0"
+                line = ",".join(f)
+            lines.append(line)
+        self.write("first.csv", "\n".join(lines) + "\n")
+        again = self.path("again.csv")
+        rc, out = run("tune", "--device", "cpu", "--spec", spec, "--confirm", first, "--out", again)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("tune --confirm: 1 points of 2", out)
+        measured = [l.split(",")[:9] for l in self.read("again.csv").decode().splitlines()
+                    if l and not l.startswith("#") and not l.startswith("dtype")]
+        self.assertEqual(sorted(m[8] for m in measured), ["cpu.direct", "openblas"])
+        self.assertTrue(all(m[4] == "2" for m in measured), measured)
+        rc, out = run("table", "build", first, "--confirm", again, "--out", self.path("t.table"))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("1 rows ranked with both runs", out)
+
     def test_tune_failures_leave_no_results_file(self):
         spec = self.write("tiny.spec", TINY_SPEC)
         bad_table = self.write("bad.table", "gemmroute-table 1\nfingerprint.backend cpu\n")
