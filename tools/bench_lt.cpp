@@ -129,6 +129,9 @@ int bench_lt(const Args& args) {
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   if (args.get("plot")) throw UsageError("--plot is not used with --lt");
   const Device device = args.device();
+  if (device.kind != BackendKind::cuda) {
+    throw UsageError("--lt compares cuBLASLt's configurations: it needs --device cuda:N");
+  }
   const std::string shapes_path = args.required("shapes");
   const std::string out = args.required("out");
   const int top = static_cast<int>(args.integer("top", 8, 1, 64));

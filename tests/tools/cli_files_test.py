@@ -354,6 +354,16 @@ class Files(unittest.TestCase):
         rc, out = run("table", "build", first, "--confirm", again, "--out", again, "--force")
         self.assert_refused(rc, out, "is the same file as the input")
 
+    def test_bench_lt_needs_a_cuda_device(self):
+        shapes = self.write("s.txt", "bf16 T N packed 64 8 64 1\n")
+        rc, out = run("bench", "--device", "cpu", "--lt", "--shapes", shapes, "--out",
+                      self.path("b.csv"))
+        self.assert_refused(rc, out, "needs --device cuda")
+        rc, out = run("bench", "--device", "cpu", "--top", "4", "--shapes", shapes, "--out",
+                      self.path("b.csv"))
+        self.assert_refused(rc, out, "--top and --replay need --lt")
+        self.assertEqual(self.listing(), ["s.txt"])
+
     def test_tune_confirm_measures_only_displaced_points(self):
         # A real first run's header (this machine's fingerprint), with times edited so that
         # cpu.direct displaced openblas at 2^3 only.
