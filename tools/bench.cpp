@@ -215,9 +215,7 @@ int bench(const Argv& argv) {
   std::printf("times are medians per call (whole batch); ratios are unitless\n");
   std::fflush(stdout);
 
-  std::fprintf(csv, "# gemmroute-bench 1\n");
-  for (const auto& [k, v] : fp.fields)
-    std::fprintf(csv, "# fingerprint.%s %s\n", k.c_str(), v.c_str());
+  write_csv_preamble(csv, "gemmroute-bench", fp);
   std::fprintf(csv, "# table %s\n# method %s\n# tuner %s\n# date %s\n",
                table ? table_path.c_str() : "none", method_line(*mdev, mo).c_str(),
                tuner_version().c_str(), now_utc().c_str());

@@ -49,6 +49,13 @@ void plot(const std::string& verb, const std::string& script, const std::string&
   }
 }
 
+void write_csv_preamble(std::FILE* csv, const char* magic, const Fingerprint& fingerprint) {
+  std::fprintf(csv, "# %s 1\n", magic);
+  for (const auto& [k, v] : fingerprint.fields) {
+    std::fprintf(csv, "# fingerprint.%s %s\n", k.c_str(), v.c_str());
+  }
+}
+
 std::string fmt_us(double us) {
   char b[32];
   if (us >= 1e4)

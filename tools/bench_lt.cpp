@@ -162,9 +162,7 @@ int bench_lt(const Args& args) {
               fp.id().c_str(), table ? table_path.c_str() : "no table (last resort only)");
   std::printf("bench --lt: %s\n", method_line(*mdev, mo).c_str());
   std::fflush(stdout);
-  std::fprintf(csv, "# gemmroute-bench-lt 1\n");
-  for (const auto& [k, v] : fp.fields)
-    std::fprintf(csv, "# fingerprint.%s %s\n", k.c_str(), v.c_str());
+  write_csv_preamble(csv, "gemmroute-bench-lt", fp);
   std::fprintf(csv, "# table %s\n# method %s\n# tuner %s\n# date %s\n",
                table ? table_path.c_str() : "none", method_line(*mdev, mo).c_str(),
                tuner_version().c_str(), now_utc().c_str());
@@ -188,14 +186,11 @@ int bench_lt(const Args& args) {
     }
     progress.update(static_cast<int>(si), static_cast<double>(si), s.text);
     // The heuristic's first `top` answers, as records.
-    const std::int64_t set = set_bytes(s.key);
-    Problem probe =
-        problem_at(s.key, reinterpret_cast<char*>(std::min<std::int64_t>(set & -set, 256)));
     SearchBudget budget;
     budget.heuristic = top;
     budget.checks = 0;
     budget.extended = 0;
-    const SearchSpace space = backend->search_space(probe, budget);
+    const SearchSpace space = backend->search_space(probe_at(s.key), budget);
     std::string choice;
     std::vector<LaunchArm> arms = {auto_arm(table.get(), *backend, *exec, choice),
                                    arm_for(*backend->find("cublas"), *exec),

@@ -147,10 +147,7 @@ int bench_peers(const Args& args) {
   std::printf("ratios are t_library / t_auto (above 1: auto is faster)\n");
   std::fflush(stdout);
 
-  std::fprintf(csv, "# gemmroute-bench-peers 1\n");
-  for (const auto& [k, v] : fp.fields) {
-    std::fprintf(csv, "# fingerprint.%s %s\n", k.c_str(), v.c_str());
-  }
+  write_csv_preamble(csv, "gemmroute-bench-peers", fp);
   std::fprintf(csv,
                "# table %s\n# scalars %s\n# copy_bandwidth_gbs %.2f\n# method %s\n# tuner %s\n"
                "# date %s\n",

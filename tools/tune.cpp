@@ -101,16 +101,13 @@ std::string describe_point(const Key& k) {
   return to_string(k);
 }
 
-// A problem of the key's shape whose pointers have the alignments every operand set of the
-// point will have (set i starts i set sizes into a device allocation): what can_run and a
-// search space are asked about before any operand exists. Its pointers are never read.
-Problem probe_of(const Key& key) {
-  const std::int64_t bytes = set_bytes(key);
-  const std::int64_t low = bytes & -bytes;
-  Problem p = problem_at(key, reinterpret_cast<char*>(std::min<std::int64_t>(low, 256)));
-  p.alpha = 1.0;
-  p.beta = 0.5;
-  return p;
+// Why a run stops before its next point (Ctrl-C, or --budget-minutes spent), or empty.
+std::string stop_reason_now(const Progress& progress, double budget_s) {
+  if (interrupted()) return "interrupted (Ctrl-C)";
+  if (budget_s > 0 && progress.elapsed_s() >= budget_s) {
+    return "time budget of " + format_duration(budget_s) + " reached";
+  }
+  return {};
 }
 
 // Measures the candidates of `key` not yet in the file, and what the backend's search space
@@ -119,7 +116,7 @@ Problem probe_of(const Key& key) {
 // `only`, when not empty: measure exactly these candidates (tune --confirm), with no search.
 std::vector<ResultRow> measure_point(Session& s, const Key& key, Origin origin, Progress* progress,
                                      std::span<const Candidate* const> only = {}) {
-  const Problem probe = probe_of(key);
+  const Problem probe = probe_at(key);
   std::vector<LaunchArm> arms;
   std::vector<std::string> sources;  // per arm: where a searched candidate came from
   std::vector<ArmResult> refused;
@@ -255,14 +252,8 @@ int run_points(Session& s, std::vector<Key> points, const std::string& source, O
   std::size_t i = 0;
   std::string stop_reason;
   for (; i < todo.size(); ++i) {
-    if (interrupted()) {
-      stop_reason = "interrupted (Ctrl-C)";
-      break;
-    }
-    if (budget_s > 0 && progress.elapsed_s() >= budget_s) {
-      stop_reason = "time budget of " + format_duration(budget_s) + " reached";
-      break;
-    }
+    stop_reason = stop_reason_now(progress, budget_s);
+    if (!stop_reason.empty()) break;
     progress.update(static_cast<int>(i), done_w, describe_point(todo[i]));
     measure_point(s, todo[i], origin, &progress);
     done_w += w[i];
@@ -334,14 +325,8 @@ int run_confirm(Session& s, const Results& first, const std::vector<Key>* only_k
   std::size_t i = 0;
   std::string stop_reason;
   for (; i < todo.size(); ++i) {
-    if (interrupted()) {
-      stop_reason = "interrupted (Ctrl-C)";
-      break;
-    }
-    if (budget_s > 0 && progress.elapsed_s() >= budget_s) {
-      stop_reason = "time budget of " + format_duration(budget_s) + " reached";
-      break;
-    }
+    stop_reason = stop_reason_now(progress, budget_s);
+    if (!stop_reason.empty()) break;
     progress.update(static_cast<int>(i), static_cast<double>(i), describe_point(todo[i].key));
     measure_point(s, todo[i].key, Origin::recorded, &progress, todo[i].candidates);
   }

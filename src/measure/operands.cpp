@@ -143,6 +143,15 @@ Problem problem_at(const Key& k, char* base) {
   return p;
 }
 
+Problem probe_at(const Key& key) {
+  const std::int64_t bytes = set_bytes(key);
+  const std::int64_t low = bytes & -bytes;
+  Problem p = problem_at(key, reinterpret_cast<char*>(std::min<std::int64_t>(low, 256)));
+  p.alpha = 1.0;
+  p.beta = 0.5;
+  return p;
+}
+
 Buffer& Arena::get(MeasureDevice& device, std::size_t bytes) {
   if (!buffer_ || buffer_->size() < bytes) {
     buffer_.reset();

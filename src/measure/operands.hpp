@@ -65,6 +65,11 @@ class OperandSets {
 // The shape of a problem for one operand set, with bases at `base` (A, then B, then C): the
 // layout every helper here agrees on.
 Problem problem_at(const Key& key, char* base);
+// A problem of the key's shape whose pointers have the alignments every operand set of it will
+// have (set i starts i set sizes into an allocation), with alpha 1 and beta 0.5: what can_run
+// and a backend's search space are asked about before any operand exists. Its pointers are
+// never read.
+Problem probe_at(const Key& key);
 
 // Fills n elements of a scalar type with uniform values in [-1, 1) whose mantissas are fully
 // random (never small integers); deterministic in seed.
