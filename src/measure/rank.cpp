@@ -152,7 +152,7 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
     row.origin = p.recorded ? Origin::recorded : p.refined ? Origin::refined : Origin::measured;
     std::vector<Timed> again;
     if (auto c = confirm.find(key); c != confirm.end()) {
-      for (const auto& [spelling, t] : c->second) again.push_back(t);
+      for (const auto& [spelling, timed] : c->second) again.push_back(timed);
     }
     std::vector<Timed> ranked;
     if (!again.empty()) {

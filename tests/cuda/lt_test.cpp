@@ -222,7 +222,11 @@ std::string write_table_file(const Key& key, const std::vector<std::string>& spe
   Row row;
   row.key = key;
   row.origin = Origin::transcribed;
-  for (const std::string& s : spellings) row.entries.push_back(Entry{s});
+  for (const std::string& s : spellings) {
+    Entry e;
+    e.spelling = s;
+    row.entries.push_back(e);
+  }
   t.rows.push_back(row);
   const std::string path = (std::filesystem::temp_directory_path() / name).string();
   std::ofstream(path) << write_table(t);
