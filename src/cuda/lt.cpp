@@ -700,8 +700,8 @@ SearchSpace lt_search_space(const Problem& p, int device, const SearchBudget& bu
   const Types t(p.dtype);
   const Alignments al = alignments_of(p);
   // Checks a record; a valid one is timed while fewer than `quota` extended ones are.
-  auto try_record = [&](const LtRecord& r, int quota) {
-    if (!descs || checked >= budget.checks) return;
+  auto try_record = [&](const LtRecord& r, int quota, int check_limit) {
+    if (!descs || checked >= check_limit) return;
     const std::string s = format_lt(r);
     if (seen.count(s) || !tried.insert(s).second) return;
     ++checked;
@@ -724,11 +724,17 @@ SearchSpace lt_search_space(const Problem& p, int device, const SearchBudget& bu
   };
   // 1. One attribute away from the heuristic's first eight answers: three quarters of the
   //    extended budget (where the heuristic's model errs, it errs in these).
+  // Two thirds of the checks at most: algorithm 66 lists hundreds of tiles, and on the H200 the
+  // tile variations of eight answers alone used all 3000 checks at 56 of 72 points, so the
+  // sweep below never ran there.
   const int near_quota = budget.extended - budget.extended / 4;
+  const int near_checks = budget.checks - budget.checks / 3;
   for (std::size_t i = 0; i < std::min<std::size_t>(top.size(), 8); ++i) {
     cublasLtMatmulAlgo_t algo{};
     if (!configure(handle, top[i], p.dtype, algo)) continue;
-    for (const LtRecord& r : neighbours(top[i], caps_of(algo))) try_record(r, near_quota);
+    for (const LtRecord& r : neighbours(top[i], caps_of(algo))) {
+      try_record(r, near_quota, near_checks);
+    }
   }
   // 2. Every algorithm id, its tiles by its stages, the ids taken in turn so that a check
   //    budget that runs out has seen each of them: the rest of the extended budget.
@@ -765,7 +771,7 @@ SearchSpace lt_search_space(const Problem& p, int device, const SearchBudget& bu
     for (const auto& sweep : sweeps) {
       if (round < sweep.size()) {
         any = true;
-        try_record(sweep[round], budget.extended);
+        try_record(sweep[round], budget.extended, budget.checks);
       }
     }
     if (!any) break;
