@@ -220,6 +220,24 @@ Alignments alignments_of(const Problem& p) {
           item_alignment(p.c.base, p.c.stride, p.batch, out)};
 }
 
+// Whether the operands are as aligned as the algorithm's capabilities ask (a capability it
+// does not state asks nothing).
+bool aligned_for(const cublasLtMatmulAlgo_t& algo, const Alignments& al) {
+  for (auto [attr, have] : {std::pair{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, al.a},
+                            std::pair{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES, al.b},
+                            std::pair{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, al.c},
+                            std::pair{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES, al.c}}) {
+    std::uint32_t need = 0;
+    std::size_t written = 0;
+    if (cublasLtMatmulAlgoCapGetAttribute(&algo, attr, &need, sizeof need, &written) ==
+            CUBLAS_STATUS_SUCCESS &&
+        need > have) {
+      return false;
+    }
+  }
+  return true;
+}
+
 Shape shape_of(const void* owner, int device, const Problem& p) {
   const Alignments al = alignments_of(p);
   Shape s;
@@ -309,15 +327,12 @@ void run(const Problem& p, const CudaExec& exec, const cublasLtMatmulAlgo_t& alg
         "cublasLtMatmul");
 }
 
-// --- lt:<record> -----------------------------------------------------------------------------
-
-class LtCandidate final : public Candidate {
+// What both candidates share: the refusals before cuBLASLt is asked, the quick path, and a
+// launch of the algorithm prepared (memoised) for the problem.
+class LtBase : public Candidate {
  public:
-  LtCandidate(const LtRecord& record, int device)
-      : record_(record), spelling_(format_lt(record)), device_(device) {}
-  std::string_view spelling() const override { return spelling_; }
+  explicit LtBase(int device) : device_(device) {}
   Provider provider() const override { return Provider::vendor; }
-  bool reproducible(const Problem&) const override { return record_.splitk <= 1; }
   Verdict can_run(const Problem& p) const override {
     const Verdict v = basic_verdict(p, device_);
     if (!v.ok || quick(p)) return v;
@@ -334,9 +349,24 @@ class LtCandidate final : public Candidate {
     run(p, exec, prepared(p).algo);
   }
 
+ protected:
+  // The algorithm for a problem that passed basic_verdict and is not on the quick path.
+  virtual const Prepared& prepared(const Problem& p) const = 0;
+  int device_;
+};
+
+// --- lt:<record> -----------------------------------------------------------------------------
+
+class LtCandidate final : public LtBase {
+ public:
+  LtCandidate(const LtRecord& record, int device)
+      : LtBase(device), record_(record), spelling_(format_lt(record)) {}
+  std::string_view spelling() const override { return spelling_; }
+  bool reproducible(const Problem&) const override { return record_.splitk <= 1; }
+
  private:
   // The record's algorithm for the problem, checked by cublasLtMatmulAlgoCheck.
-  const Prepared& prepared(const Problem& p) const {
+  const Prepared& prepared(const Problem& p) const override {
     return memoised(this, device_, p, [&] {
       Prepared out;
       const cublasLtHandle_t handle = check_handle(device_);
@@ -346,23 +376,9 @@ class LtCandidate final : public Candidate {
             "its range)");
         return out;
       }
-      const Alignments al = alignments_of(p);
-      struct Need {
-        cublasLtMatmulAlgoCapAttributes_t attr;
-        std::uint32_t have;
-      };
-      for (Need n : {Need{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, al.a},
-                     Need{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES, al.b},
-                     Need{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, al.c},
-                     Need{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES, al.c}}) {
-        std::uint32_t need = 0;
-        std::size_t written = 0;
-        if (cublasLtMatmulAlgoCapGetAttribute(&out.algo, n.attr, &need, sizeof need, &written) ==
-                CUBLAS_STATUS_SUCCESS &&
-            need > n.have) {
-          out.verdict = Verdict::no("an operand is less aligned than the configuration needs");
-          return out;
-        }
+      if (!aligned_for(out.algo, alignments_of(p))) {
+        out.verdict = Verdict::no("an operand is less aligned than the configuration needs");
+        return out;
       }
       Descs d;
       cublasLtMatmulHeuristicResult_t result{};
@@ -380,7 +396,6 @@ class LtCandidate final : public Candidate {
 
   LtRecord record_;
   std::string spelling_;
-  int device_;
 };
 
 // --- lt.heuristic ----------------------------------------------------------------------------
@@ -418,35 +433,19 @@ std::vector<cublasLtMatmulHeuristicResult_t> heuristic(cublasLtHandle_t handle, 
   return results;
 }
 
-class LtHeuristic final : public Candidate {
+class LtHeuristic final : public LtBase {
  public:
-  explicit LtHeuristic(int device) : device_(device) {}
+  explicit LtHeuristic(int device) : LtBase(device) {}
   std::string_view spelling() const override { return "lt.heuristic"; }
-  Provider provider() const override { return Provider::vendor; }
   // Its first answer's split-K: reproducible when it does not split k.
   bool reproducible(const Problem& p) const override {
     if (!basic_verdict(p, device_).ok || quick(p)) return true;
     return prepared(p).reproducible;
   }
-  Verdict can_run(const Problem& p) const override {
-    const Verdict v = basic_verdict(p, device_);
-    if (!v.ok || quick(p)) return v;
-    return prepared(p).verdict;
-  }
-  std::size_t workspace_bytes(const Problem& p) const override {
-    if (!basic_verdict(p, device_).ok || quick(p)) return 0;
-    return prepared(p).workspace;
-  }
-  void launch(const Problem& p, const Exec& e) const override {
-    require_runnable(*this, p, e);
-    const CudaExec& exec = cuda_exec(e);
-    if (quick_path(p, exec)) return;
-    run(p, exec, prepared(p).algo);
-  }
 
  private:
   // One answer per distinct problem and thread: the heuristic is asked once per shape.
-  const Prepared& prepared(const Problem& p) const {
+  const Prepared& prepared(const Problem& p) const override {
     return memoised(this, device_, p, [&] {
       Prepared out;
       // A heuristic call takes a few microseconds: the per-thread memo makes it once a shape.
@@ -461,8 +460,6 @@ class LtHeuristic final : public Candidate {
       return out;
     });
   }
-
-  int device_;
 };
 
 // --- the search space ------------------------------------------------------------------------
@@ -707,12 +704,7 @@ SearchSpace lt_search_space(const Problem& p, int device, const SearchBudget& bu
     ++checked;
     cublasLtMatmulAlgo_t algo{};
     if (!configure(handle, r, p.dtype, algo)) return;
-    for (auto [attr, have] : {std::pair{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, al.a},
-                              std::pair{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES, al.b},
-                              std::pair{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, al.c},
-                              std::pair{CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES, al.c}}) {
-      if (cap_value<std::uint32_t>(algo, attr) > have) return;
-    }
+    if (!aligned_for(algo, al)) return;
     cublasLtMatmulHeuristicResult_t result{};
     if (cublasLtMatmulAlgoCheck(handle, &d.op, &d.a, &d.b, &d.c, &d.c, &algo, &result) !=
             CUBLAS_STATUS_SUCCESS ||
