@@ -35,6 +35,7 @@ using namespace gemmroute::measure;
 int bench_peers(const Args& args);     // bench_peers.cpp
 int bench_overhead(const Args& args);  // bench_overhead.cpp
 int bench_lt(const Args& args);        // bench_lt.cpp
+int bench_grouped(const Args& args);   // bench_grouped.cpp
 
 namespace {
 
@@ -87,6 +88,14 @@ constexpr const char* kHelp =
     "                       came from; prints auto's gain over top-1 and cublas for decode\n"
     "                       (n <= 256) and prefill. --replay then times the whole file as one\n"
     "                       sequence (a decoder layer), top-1 against auto, in ms per step\n"
+    "  --grouped [--items N,N,..] [--seed S] [--copy-gbs X] [--tflops-f32 X] [--tflops-f64 X]\n"
+    "                       heterogeneous batches of small square GEMMs (gemm_grouped, one\n"
+    "                       group per size; f32 and f64; n uniform in 1..64, and 80% of items\n"
+    "                       in 1..16): auto, the vendor pinned (one grouped call; one batched\n"
+    "                       call a size) and auto a group at a time, each against the roofline\n"
+    "                       max(bytes / copy bandwidth, flops / GEMM rate); no --shapes\n"
+    "                       (defaults: 10000,100000,1000000 items; the H200's 4252 GB/s,\n"
+    "                       51.0 and 57.7 TFLOP/s; --reps 11, --min-sample-us 2000)\n"
     "\n"
     "BENCH.csv is written to a temporary beside it and renamed when the run ends (Ctrl-C ends\n"
     "it early, keeping the shapes measured); an existing file is replaced only with --force.";
@@ -142,8 +151,8 @@ void print_summary(const std::string& name, const Ratios& r) {
 int bench(const Argv& argv) {
   Args args(argv,
             {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us",
-             "scalars", "top"},
-            {"force", "compare-selection", "peers", "overhead", "lt", "replay"});
+             "scalars", "top", "items", "seed", "copy-gbs", "tflops-f32", "tflops-f64"},
+            {"force", "compare-selection", "peers", "overhead", "lt", "replay", "grouped"});
   if (args.help()) {
     std::puts(kHelp);
     return 0;
@@ -151,6 +160,10 @@ int bench(const Argv& argv) {
   if (args.flag("peers")) return bench_peers(args);
   if (args.flag("overhead")) return bench_overhead(args);
   if (args.flag("lt")) return bench_lt(args);
+  if (args.flag("grouped")) return bench_grouped(args);
+  for (const char* o : {"items", "seed", "copy-gbs", "tflops-f32", "tflops-f64"}) {
+    if (args.get(o)) throw UsageError(std::string("--") + o + " needs --grouped");
+  }
   if (args.get("top") || args.flag("replay")) throw UsageError("--top and --replay need --lt");
   if (args.get("scalars")) throw UsageError("--scalars needs --peers");
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");

@@ -47,10 +47,13 @@ struct SearchSpace {
 };
 
 // One group of a grouped call, selected and ready: the candidate and its problem (a validated
-// pointer-array batch).
+// pointer-array batch). `may_fuse`: nothing but the table chose the candidate (no pin, and a
+// route that allows native kernels), so a backend may run the group in a launch it shares with
+// other groups (the CUDA backend's cuda.grouped) instead of the candidate's own.
 struct GroupLaunch {
   const Candidate* candidate = nullptr;
   const Problem* problem = nullptr;
+  bool may_fuse = false;
 };
 
 class Backend {
@@ -82,6 +85,11 @@ class Backend {
   // Runs the groups of a grouped call, every one already selected. The default runs them in
   // order; a backend may run them concurrently where no group's result can change by it.
   virtual void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const;
+  // What launch_groups does beyond running each group's candidate, as GEMMROUTE_LOG prints it
+  // ("cuda.grouped runs 64 groups ..."), or empty.
+  virtual std::string group_launch_note(std::span<const GroupLaunch> /*groups*/) const {
+    return {};
+  }
 
   // The vendor's own choice for a dtype: what runs on a miss (after the generic native
   // kernel) and what a row's other entries are compared with by the reach rule. The default is

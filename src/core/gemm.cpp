@@ -3,6 +3,8 @@
 
 #include <bit>
 #include <cstdio>
+#include <span>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -48,6 +50,13 @@ void check_options(const Options& options) {
   std::string line = format_log_line(key, table, s, trace, ov) + "\n";
   std::fputs(line.c_str(), stderr);
   return *s.candidate;
+}
+
+// GEMMROUTE_LOG's line for what a grouped call's launch does beyond each group's choice.
+[[gnu::noinline]] void log_group_launches(const Backend& backend,
+                                          std::span<const GroupLaunch> launches) {
+  const std::string note = backend.group_launch_note(launches);
+  if (!note.empty()) std::fputs(("gemmroute: grouped call | " + note + "\n").c_str(), stderr);
 }
 
 // Selects for a validated problem, printing GEMMROUTE_LOG's line when asked. `lookup`: the
@@ -312,15 +321,19 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
   Overrides ov = st.overrides_for(options);
   std::vector<GroupLaunch> launches;
   launches.reserve(groups.size());
+  // Without a pin, and where native kernels may run, the backend may run groups together in a
+  // launch of its own (GroupLaunch::may_fuse).
+  const bool may_fuse = ov.pin.empty() && ov.route != Route::vendor;
   for (Problem& p : groups) {
     validate(p, false, true);
     if (table && ov.pin.empty()) {
       const Lookup lookup = st.cached_lookup(*table, key_of(p), ov.selector);
-      launches.push_back({&choose(st, p, table, ov, &lookup), &p});
+      launches.push_back({&choose(st, p, table, ov, &lookup), &p, may_fuse});
     } else {
-      launches.push_back({&choose(st, p, table, ov), &p});
+      launches.push_back({&choose(st, p, table, ov), &p, may_fuse});
     }
   }
+  if (st.env.log) log_group_launches(*st.backend, launches);
   const Exec::Staged staged = st.exec->stage_pointers(pointers);
   point(staged.data());
   st.backend->launch_groups(launches, *st.exec);

@@ -110,6 +110,9 @@ class CudaBackend final : public Backend {
   void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const override {
     cuda::launch_groups(groups, exec);
   }
+  std::string group_launch_note(std::span<const GroupLaunch> groups) const override {
+    return cuda::group_launch_note(groups);
+  }
   std::unique_ptr<Exec> make_exec(void* stream) const override {
     if (index_ < 0) {
       throw Error(Errc::unsupported, "device", "the CUDA vocabulary alone runs nothing");

@@ -5,9 +5,12 @@
 // and 32F_FAST_TF32 only for f32:f32:tf32, which a call gets only when it asks (Options::tf32);
 // the handle's math mode is the default, so nothing else runs in TF32.
 // alpha == 0 and k == 0 take the backend's quick path, so no NaN in A or B can leak into C.
-// Grouped calls: consecutive groups that chose cublas for f32 or f64 (the scalars cuBLAS's
-// grouped GEMM takes) run as one cublasGemmGroupedBatchedEx_64 call.
+// Grouped calls (launch_groups): the groups cuda.grouped takes run first, in its launches
+// (small.cu); of the rest, consecutive groups that chose cublas for f32 or f64 (the scalars
+// cuBLAS's grouped GEMM takes) run as one cublasGemmGroupedBatchedEx_64 call.
 #include <complex>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/candidate.hpp"
@@ -177,8 +180,35 @@ const Candidate& cublas_candidate() {
   return instance;
 }
 
+std::string group_launch_note(std::span<const GroupLaunch> groups) {
+  std::size_t count = 0;
+  std::int64_t items = 0;
+  for (const GroupLaunch& g : groups) {
+    if (!fusable(g)) continue;
+    ++count;
+    items += g.problem->batch;
+  }
+  if (count < 2) return {};
+  return "cuda.grouped runs " + std::to_string(count) + " of the " + std::to_string(groups.size()) +
+         " groups (" + std::to_string(items) +
+         " items) together, one launch per scalar and 64 groups, in place of their choices";
+}
+
 void launch_groups(std::span<const GroupLaunch> groups, const Exec& e) {
   const CudaExec& exec = cuda_exec(e);
+  // Two groups or more that the grouped kernel takes: one launch per scalar for all of them.
+  std::vector<const GroupLaunch*> fused;
+  for (const GroupLaunch& g : groups) {
+    if (fusable(g)) fused.push_back(&g);
+  }
+  std::vector<GroupLaunch> rest;
+  if (fused.size() >= 2) {
+    launch_fused_groups(fused, exec);
+    for (const GroupLaunch& g : groups) {
+      if (!fusable(g)) rest.push_back(g);
+    }
+    groups = rest;
+  }
   std::size_t g = 0;
   while (g < groups.size()) {
     std::size_t end = g + 1;

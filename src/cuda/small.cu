@@ -22,11 +22,16 @@
 //
 // Sizes are runtime values up to S; k is a loop count; threads past m or n compute on clamped
 // rows and store nothing. Instantiations: one kernel per entry of kConfigs and scalar it lists
-// (30 in all); which one runs is the table's business.
+// (30 in all); which one runs is the table's business. The grouped launch (cuda.grouped, below)
+// adds one kernel per scalar (4).
+#include <algorithm>
 #include <array>
+#include <complex>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/dispatch.hpp"
 #include "cuda/candidates.hpp"
@@ -167,13 +172,14 @@ struct SmallArgs {
 template <class T, int TILE>
 constexpr int kMinBlocks = TILE <= 4 && sizeof(T) <= 8 ? 2 : 1;
 
-template <class T, int S, int TILE>
-__global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>) small_kernel(SmallArgs<T> args) {
-  extern __shared__ unsigned char smem_raw[];
+// One block's work: the `items` items from item0 on (fewer at the batch's end), staged, multiplied
+// and written. Shared by the batch kernel and the grouped one, so both give the same bits.
+template <class T, int TILE>
+__device__ __forceinline__ void small_block(const SmallArgs<T>& args, T* const as,
+                                            std::int64_t item0) {
   const Args<T>& p = args.p;
   const Staging<T>& sa = args.a;
   const Staging<T>& sb = args.b;
-  T* const as = reinterpret_cast<T*>(smem_raw);
   T* const bs = as + static_cast<std::size_t>(args.items) * sa.region;
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   const int per = args.side_i * args.side_j;  // threads per item
@@ -183,76 +189,82 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>) small_kernel(Sm
   const int lda_s = static_cast<int>(sa.ld_s), ldb_s = static_cast<int>(sb.ld_s);
   constexpr bool kPrefetchC = TILE <= 2;
 
-  const std::int64_t groups = (p.batch + args.items - 1) / args.items;
-  for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
-    const std::int64_t item0 = g * args.items;
-    const int items = static_cast<int>(p.batch - item0 < args.items ? p.batch - item0 : args.items);
-    const bool mine = slot < items;
-    T* const c = mine ? p.c.item(item0 + slot) : nullptr;
-    T cprev[TILE][TILE];
-    if constexpr (kPrefetchC) {
-      if (mine && !p.beta_zero) {
+  const int items = static_cast<int>(p.batch - item0 < args.items ? p.batch - item0 : args.items);
+  const bool mine = slot < items;
+  T* const c = mine ? p.c.item(item0 + slot) : nullptr;
+  T cprev[TILE][TILE];
+  if constexpr (kPrefetchC) {
+    if (mine && !p.beta_zero) {
 #pragma unroll
-        for (int v = 0; v < TILE; ++v) {
+      for (int v = 0; v < TILE; ++v) {
 #pragma unroll
-          for (int u = 0; u < TILE; ++u) {
-            const int i = ti + u * args.side_i, j = tj + v * args.side_j;
-            cprev[u][v] =
-                (i < m && j < n) ? c[i + static_cast<std::int64_t>(j) * p.c.ld] : Ops<T>::zero();
-          }
+        for (int u = 0; u < TILE; ++u) {
+          const int i = ti + u * args.side_i, j = tj + v * args.side_j;
+          cprev[u][v] =
+              (i < m && j < n) ? c[i + static_cast<std::int64_t>(j) * p.c.ld] : Ops<T>::zero();
         }
       }
     }
-    stage(as, sa, item0, items);
-    stage(bs, sb, item0, items);
-    __syncthreads();
-    if (mine) {
-      const T* a = as + slot * sa.region;
-      const T* b = bs + slot * sb.region;
-      int ia[TILE], jb[TILE];
+  }
+  stage(as, sa, item0, items);
+  stage(bs, sb, item0, items);
+  __syncthreads();
+  if (mine) {
+    const T* a = as + slot * sa.region;
+    const T* b = bs + slot * sb.region;
+    int ia[TILE], jb[TILE];
 #pragma unroll
-      for (int u = 0; u < TILE; ++u) {
-        const int i = ti + u * args.side_i, j = tj + u * args.side_j;
-        ia[u] = i < m ? i : m - 1;  // clamped: reads stay inside the item
-        jb[u] = j < n ? j : n - 1;
-      }
-      T acc[TILE][TILE];
+    for (int u = 0; u < TILE; ++u) {
+      const int i = ti + u * args.side_i, j = tj + u * args.side_j;
+      ia[u] = i < m ? i : m - 1;  // clamped: reads stay inside the item
+      jb[u] = j < n ? j : n - 1;
+    }
+    T acc[TILE][TILE];
+#pragma unroll
+    for (int u = 0; u < TILE; ++u)
+#pragma unroll
+      for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::zero();
+#pragma unroll 4
+    for (int q = 0; q < k; ++q) {
+      T x[TILE], y[TILE];
+#pragma unroll
+      for (int u = 0; u < TILE; ++u) x[u] = a[ia[u] + q * lda_s];
+#pragma unroll
+      for (int v = 0; v < TILE; ++v) y[v] = b[jb[v] + q * ldb_s];
 #pragma unroll
       for (int u = 0; u < TILE; ++u)
 #pragma unroll
-        for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::zero();
-#pragma unroll 4
-      for (int q = 0; q < k; ++q) {
-        T x[TILE], y[TILE];
+        for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
+    }
 #pragma unroll
-        for (int u = 0; u < TILE; ++u) x[u] = a[ia[u] + q * lda_s];
+    for (int v = 0; v < TILE; ++v) {
+      const int j = tj + v * args.side_j;
+      if (j >= n) continue;
 #pragma unroll
-        for (int v = 0; v < TILE; ++v) y[v] = b[jb[v] + q * ldb_s];
-#pragma unroll
-        for (int u = 0; u < TILE; ++u)
-#pragma unroll
-          for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
-      }
-#pragma unroll
-      for (int v = 0; v < TILE; ++v) {
-        const int j = tj + v * args.side_j;
-        if (j >= n) continue;
-#pragma unroll
-        for (int u = 0; u < TILE; ++u) {
-          const int i = ti + u * args.side_i;
-          if (i >= m) continue;
-          T* out = c + i + static_cast<std::int64_t>(j) * p.c.ld;
-          const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
-          if (p.beta_zero) {
-            *out = ab;
-          } else if constexpr (kPrefetchC) {
-            *out = Ops<T>::fma(p.beta, cprev[u][v], ab);
-          } else {
-            *out = Ops<T>::fma(p.beta, *out, ab);
-          }
+      for (int u = 0; u < TILE; ++u) {
+        const int i = ti + u * args.side_i;
+        if (i >= m) continue;
+        T* out = c + i + static_cast<std::int64_t>(j) * p.c.ld;
+        const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
+        if (p.beta_zero) {
+          *out = ab;
+        } else if constexpr (kPrefetchC) {
+          *out = Ops<T>::fma(p.beta, cprev[u][v], ab);
+        } else {
+          *out = Ops<T>::fma(p.beta, *out, ab);
         }
       }
     }
+  }
+}
+
+template <class T, int S, int TILE>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>) small_kernel(SmallArgs<T> args) {
+  extern __shared__ unsigned char smem_raw[];
+  T* const as = reinterpret_cast<T*>(smem_raw);
+  const std::int64_t groups = (args.p.batch + args.items - 1) / args.items;
+  for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
+    small_block<T, TILE>(args, as, g * args.items);
     __syncthreads();  // the next group overwrites the staged operands
   }
 }
@@ -315,6 +327,113 @@ void launch_small(const Problem& p, const CudaExec& exec) {
   const std::int64_t groups = (p.batch + pk.items - 1) / pk.items;
   kernel<<<grid_dim(groups, kGridX), kThreads, pk.shared, exec.cuda_stream()>>>(args);
   check_launch("small_kernel");
+}
+
+// cuda.grouped: the small groups of a grouped call in one launch. The groups' arguments travel
+// as kernel parameters (a table of up to kFusedGroups groups, so nothing is copied or allocated
+// for them); each block finds its group by the first block of every group and runs that
+// group's items exactly as small_kernel would, with the group's own register tile: results are
+// bit for bit those of the cuda.small family, whatever the tile. One kernel per scalar (4).
+constexpr int kFusedGroups = 64;
+
+template <class T>
+struct FusedTable {
+  SmallArgs<T> group[kFusedGroups];
+  std::uint32_t first_block[kFusedGroups];  // ascending; group g owns blocks up to the next
+  std::int8_t tile[kFusedGroups];           // 1, 2 or 4
+  int count;
+};
+
+// Kernel parameters may take 32,764 bytes on sm_70 and later.
+constexpr std::size_t kMaxParameterBytes = 32764;
+
+template <class T>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<T, 4>)
+    grouped_kernel(const __grid_constant__ FusedTable<T> table) {
+  extern __shared__ unsigned char smem_raw[];
+  T* const as = reinterpret_cast<T*>(smem_raw);
+  const std::uint32_t block = blockIdx.x;
+  int lo = 0, hi = table.count - 1;  // the last group whose first block is at or before this one
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (table.first_block[mid] <= block) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  const SmallArgs<T>& args = table.group[lo];
+  const std::int64_t item0 = static_cast<std::int64_t>(block - table.first_block[lo]) * args.items;
+  switch (table.tile[lo]) {
+    case 1:
+      small_block<T, 1>(args, as, item0);
+      break;
+    case 2:
+      small_block<T, 2>(args, as, item0);
+      break;
+    default:
+      small_block<T, 4>(args, as, item0);
+      break;
+  }
+}
+
+// The register tile a group runs with in the grouped launch, by its size class: one element of
+// C a thread up to 4, 2 x 2 up to 16, 4 x 4 beyond.
+int fused_tile(const Problem& p) {
+  const std::int64_t s = std::max(p.m, p.n);
+  return s <= 4 ? 1 : s <= 16 ? 2 : 4;
+}
+
+// Blocks of one group in the grouped launch.
+template <class T>
+std::int64_t fused_blocks(const Problem& p) {
+  const Packing pk = packing<T>(p, fused_tile(p));
+  return (p.batch + pk.items - 1) / pk.items;
+}
+
+// One grouped launch per scalar and per kFusedGroups groups (or fewer, where a launch's blocks
+// would pass the grid's limit). Groups go largest block first, so the blocks that take longest
+// start first and the launch ends with small ones.
+template <class T>
+void launch_fused(std::vector<const Problem*> groups, const CudaExec& exec) {
+  static_assert(sizeof(FusedTable<T>) <= kMaxParameterBytes);
+  auto block_work = [](const Problem* p) {
+    const Packing pk = packing<T>(*p, fused_tile(*p));
+    return static_cast<double>(pk.items) * static_cast<double>(p->m * p->n * p->k);
+  };
+  std::stable_sort(groups.begin(), groups.end(), [&](const Problem* x, const Problem* y) {
+    return block_work(x) > block_work(y);
+  });
+  auto kernel = grouped_kernel<T>;
+  std::size_t g = 0;
+  while (g < groups.size()) {
+    FusedTable<T> table{};
+    std::int64_t blocks = 0;
+    std::size_t shared = 0;
+    while (g < groups.size() && table.count < kFusedGroups) {
+      const Problem& p = *groups[g];
+      const int tile = fused_tile(p);
+      const Packing pk = packing<T>(p, tile);
+      const std::int64_t mine = (p.batch + pk.items - 1) / pk.items;
+      if (table.count > 0 && blocks + mine > kGridX) break;
+      table.group[table.count] = SmallArgs<T>{
+          make_args<T>(p),
+          staging<T>(p.a, p.rows_a(), p.cols_a(), p.ta, p.ta != Op::N, p.m, p.k, p.batch),
+          staging<T>(p.b, p.rows_b(), p.cols_b(), p.tb, p.tb == Op::N, p.n, p.k, p.batch),
+          pk.items,
+          pk.side_i,
+          pk.side_j};
+      table.first_block[table.count] = static_cast<std::uint32_t>(blocks);
+      table.tile[table.count] = static_cast<std::int8_t>(tile);
+      ++table.count;
+      blocks += mine;
+      shared = std::max(shared, pk.shared);
+      ++g;
+    }
+    exec.allow_shared(reinterpret_cast<const void*>(kernel), shared);
+    kernel<<<grid_dim(blocks, kGridX), kThreads, shared, exec.cuda_stream()>>>(table);
+    check_launch("grouped_kernel");
+  }
 }
 
 using Launcher = void (*)(const Problem&, const CudaExec&);
@@ -392,6 +511,24 @@ std::span<const Candidate* const> small_candidates() {
     return out;
   }();
   return pointers;
+}
+
+bool fusable(const GroupLaunch& g) {
+  const Problem& p = *g.problem;
+  return g.may_fuse && uniform_only(p.dtype) == nullptr && p.m <= kFusedSizeBound &&
+         p.n <= kFusedSizeBound && p.k <= kFusedSizeBound && p.k != 0 && p.batch > 0 &&
+         p.alpha != std::complex<double>(0.0, 0.0);
+}
+
+void launch_fused_groups(std::span<const GroupLaunch* const> groups, const CudaExec& exec) {
+  for (const Scalar s : {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64}) {
+    std::vector<const Problem*> mine;
+    for (const GroupLaunch* g : groups) {
+      if (g->problem->dtype == s) mine.push_back(g->problem);
+    }
+    if (mine.empty()) continue;
+    dispatch(DType(s), [&]<class H>() { launch_fused<device_t<H>>(std::move(mine), exec); });
+  }
 }
 
 }  // namespace gemmroute::cuda

@@ -5,7 +5,9 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <complex>
+#include <memory>
 #include <random>
 #include <thread>
 
@@ -283,6 +285,132 @@ TEST(CudaApi, GroupedBatchesRunEveryGroup) {
     cudaDeviceSynchronize();
     check(1, std::string(cand->spelling()));
   }
+}
+
+// One group of a grouped call held strided in device memory: items of op(A) op(B) with
+// padded leading dimensions, so the group is also one strided batch.
+template <class T>
+struct Group {
+  Op ta, tb;
+  std::int64_t m, n, k, batch, lda, ldb, ldc;
+  T alpha, beta;
+  std::vector<T> a, b, c0;
+  test::DeviceMemory da, db, dc;
+
+  Group(std::mt19937_64& rng, std::int64_t least, std::int64_t bound, bool beta_zero) {
+    std::uniform_int_distribution<std::int64_t> size(least, bound), pad(0, 3), count(1, 40);
+    const Op forms[] = {Op::N, Op::T, Op::C};
+    ta = forms[rng() % 3];
+    tb = forms[rng() % 3];
+    m = size(rng);
+    n = size(rng);
+    k = size(rng);
+    batch = count(rng);
+    lda = (ta == Op::N ? m : k) + pad(rng);
+    ldb = (tb == Op::N ? k : n) + pad(rng);
+    ldc = m + pad(rng);
+    alpha = test::random_scalar<T>(rng);
+    beta = beta_zero ? T(0) : test::random_scalar<T>(rng);
+    for (std::int64_t i = 0; i < a_stride() * batch; ++i) a.push_back(test::random_scalar<T>(rng));
+    for (std::int64_t i = 0; i < b_stride() * batch; ++i) b.push_back(test::random_scalar<T>(rng));
+    for (std::int64_t i = 0; i < c_stride() * batch; ++i) c0.push_back(test::random_scalar<T>(rng));
+    da = test::DeviceMemory(a.size() * sizeof(T));
+    db = test::DeviceMemory(b.size() * sizeof(T));
+    dc = test::DeviceMemory(c0.size() * sizeof(T));
+    test::cuda_ok(cudaMemcpy(da.ptr, a.data(), da.bytes, cudaMemcpyHostToDevice), "upload");
+    test::cuda_ok(cudaMemcpy(db.ptr, b.data(), db.bytes, cudaMemcpyHostToDevice), "upload");
+    reset();
+  }
+  std::int64_t a_stride() const { return lda * (ta == Op::N ? k : m); }
+  std::int64_t b_stride() const { return ldb * (tb == Op::N ? n : k); }
+  std::int64_t c_stride() const { return ldc * n; }
+  T* C() const { return static_cast<T*>(dc.ptr); }
+  void reset() {
+    test::cuda_ok(cudaMemcpy(dc.ptr, c0.data(), dc.bytes, cudaMemcpyHostToDevice), "upload");
+    test::cuda_ok(cudaDeviceSynchronize(), "upload");
+  }
+  void append(std::vector<GemmItem>& items) const {
+    const T* A = static_cast<const T*>(da.ptr);
+    const T* B = static_cast<const T*>(db.ptr);
+    for (std::int64_t i = 0; i < batch; ++i) {
+      items.push_back(make_item(ta, tb, m, n, k, alpha, A + i * a_stride(), lda, B + i * b_stride(),
+                                ldb, beta, C() + i * c_stride(), ldc));
+    }
+  }
+  void strided(Context& ctx, const Options& o) const {
+    gemm<T>(ctx, ta, tb, m, n, k, alpha, static_cast<const T*>(da.ptr), lda, a_stride(),
+            static_cast<const T*>(db.ptr), ldb, b_stride(), beta, C(), ldc, c_stride(), batch, o);
+  }
+  std::vector<T> download() const {
+    std::vector<T> got(c0.size());
+    test::cuda_ok(cudaMemcpy(got.data(), dc.ptr, dc.bytes, cudaMemcpyDeviceToHost), "download");
+    return got;
+  }
+  std::string check() const {
+    std::vector<T> got = download(), want = c0;
+    Problem p;
+    p.dtype = scalar_of_v<T>;
+    p.ta = ta;
+    p.tb = tb;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.batch = batch;
+    p.alpha = std::complex<double>(alpha);
+    p.beta = std::complex<double>(beta);
+    p.a = {a.data(), nullptr, lda, a_stride()};
+    p.b = {b.data(), nullptr, ldb, b_stride()};
+    Problem got_p = p, orig = p;
+    got_p.c = {got.data(), nullptr, ldc, c_stride()};
+    orig.c = {want.data(), nullptr, ldc, c_stride()};
+    const auto r = reference::check_against_reference(got_p, orig);
+    return r.ok ? "" : r.message;
+  }
+};
+
+// Many small groups of every form, padded leading dimensions, beta zero or not, and one group
+// too large for the grouped kernel: cuda.grouped runs the small ones in one launch. Every group
+// matches the reference, and the small ones give the bits of the cuda.small family run on the
+// group alone (the grouped kernel computes each item as that family does, whatever the tile).
+template <class T>
+void grouped_small_groups(std::uint64_t seed) {
+  Context ctx(Device::cuda(0));
+  std::mt19937_64 rng(seed);
+  std::vector<std::unique_ptr<Group<T>>> groups;
+  for (int g = 0; g < 40; ++g) {
+    groups.push_back(std::make_unique<Group<T>>(rng, 1, g < 10 ? 4 : g < 25 ? 16 : 64, g % 4 == 0));
+  }
+  groups.push_back(std::make_unique<Group<T>>(rng, 65, 90, false));  // runs its own choice
+  std::vector<GemmItem> items;
+  for (const auto& g : groups) g->append(items);
+  std::shuffle(items.begin(), items.end(), rng);  // groups form whatever the order
+  gemm_grouped(ctx, items);
+  test::cuda_ok(cudaDeviceSynchronize(), "grouped");
+  std::vector<std::vector<T>> fused;
+  for (const auto& g : groups) {
+    EXPECT_EQ(g->check(), "") << to_string(scalar_of_v<T>) << " " << g->m << "x" << g->n << "x"
+                              << g->k << " " << to_string(g->ta) << to_string(g->tb);
+    fused.push_back(g->download());
+  }
+  Options family;
+  family.pin = "cuda.small:s=64:t=4";
+  for (std::size_t i = 0; i + 1 < groups.size(); ++i) {
+    Group<T>& g = *groups[i];
+    g.reset();
+    g.strided(ctx, family);
+    test::cuda_ok(cudaDeviceSynchronize(), "alone");
+    EXPECT_TRUE(test::same_bytes(g.download(), fused[i]))
+        << "group " << i << " (" << g.m << "x" << g.n << "x" << g.k << ") differs from "
+        << family.pin << " alone";
+  }
+}
+
+TEST(CudaApi, GroupedSmallGroupsRunTogetherWithTheFamilysBits) {
+  GEMMROUTE_REQUIRE_GPU();
+  grouped_small_groups<float>(11);
+  grouped_small_groups<double>(12);
+  grouped_small_groups<std::complex<float>>(13);
+  grouped_small_groups<std::complex<double>>(14);
 }
 
 // Grouped calls from several host threads on one Context share its staging area.

@@ -1,0 +1,370 @@
+// gemmroute bench --grouped: heterogeneous batches of small square GEMMs, as solvers and
+// block-sparse codes call gemm_grouped: NN, alpha 1, beta 0, each item's size drawn on its own,
+// one group per distinct size. Per scalar (f32, f64), size mix and item count, four arms are
+// timed in one process with the shared harness (operands rotated over >= 3x the cache), each
+// checked first on a sample of items against the long-double reference:
+//
+//   auto            gemm_grouped(items): the library as a program calls it (on CUDA the small
+//                   groups run together in cuda.grouped's launches)
+//   vendor-grouped  gemm_grouped(items) pinned to the vendor (CUDA: one cuBLAS grouped call,
+//                   cublasGemmGroupedBatchedEx, for all the groups)
+//   vendor-loop     one pointer-array gemm() a group pinned to the vendor (CUDA: one
+//                   cublasGemmBatchedEx a size)
+//   auto-per-group  one pointer-array gemm() a group, the table choosing for each
+//
+// Times are per call, back to back (what a program calling in a loop sees: a call's host work
+// overlaps the device's work of the call before). Each is also put against the roofline:
+// max(bytes moved / copy bandwidth, flops / GEMM rate), with bytes = A and B read and C written
+// once, at the figures given (defaults: the H200's measured 4252 GB/s and 51.0 / 57.7 TFLOP/s
+// for f32 / f64). `host_us` is the host's side of one auto call alone (synchronised before).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "bench_common.hpp"
+#include "core/backend.hpp"
+#include "core/context_state.hpp"
+#include "core/files.hpp"
+#include "gemmroute/error.hpp"
+#include "gemmroute/gemm.hpp"
+#include "measure/device.hpp"
+#include "measure/harness.hpp"
+#include "measure/measure.hpp"
+#include "measure/stats.hpp"
+#include "measure_common.hpp"
+#include "progress.hpp"
+#include "reference/reference.hpp"
+
+namespace gemmroute::cli {
+
+using namespace gemmroute::measure;
+
+namespace {
+
+struct Mix {
+  const char* name;
+  const char* about;
+};
+constexpr Mix kMixes[] = {{"uniform", "n uniform in 1..64"},
+                          {"small80", "80% of items n uniform in 1..16, 20% in 17..64"}};
+
+std::int64_t draw_size(const Mix& mix, std::mt19937_64& rng) {
+  if (std::strcmp(mix.name, "uniform") == 0) {
+    return std::uniform_int_distribution<std::int64_t>(1, 64)(rng);
+  }
+  return std::uniform_real_distribution<double>(0, 1)(rng) < 0.8
+             ? std::uniform_int_distribution<std::int64_t>(1, 16)(rng)
+             : std::uniform_int_distribution<std::int64_t>(17, 64)(rng);
+}
+
+struct Limits {
+  double copy_gbs, tflops_f32, tflops_f64;
+};
+
+// One operand set: every item's A, B and C in device memory, items of one size side by side,
+// the grouped call's items in drawing order, and each size's device pointer arrays.
+template <class T>
+struct Set {
+  std::unique_ptr<Buffer> a, b, c, arrays;
+  std::vector<GemmItem> items;
+  std::map<std::int64_t, const void* const*> array_of;  // size -> its A, B, C arrays in a row
+};
+
+template <class T>
+class GroupedRun {
+ public:
+  GroupedRun(MeasureDevice& dev, const std::vector<std::int64_t>& sizes)
+      : dev_(dev), sizes_(sizes) {
+    for (std::int64_t n : sizes_) ++count_[n];
+    std::int64_t at = 0;
+    for (const auto& [n, c] : count_) {
+      first_[n] = at;
+      at += c * n * n;
+    }
+    elements_ = at;
+  }
+
+  std::int64_t bytes() const { return 3 * elements_ * static_cast<std::int64_t>(sizeof(T)); }
+  double flops() const {
+    double f = 0;
+    for (std::int64_t n : sizes_) f += 2.0 * static_cast<double>(n * n * n);
+    return f;
+  }
+  std::size_t groups() const { return count_.size(); }
+
+  void make_sets(int sets, std::mt19937_64& rng) {
+    std::vector<T> pool(1 << 20);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (T& x : pool) x = static_cast<T>(u(rng));
+    for (int s = 0; s < sets; ++s) {
+      Set<T> set;
+      set.a = dev_.allocate(static_cast<std::size_t>(elements_) * sizeof(T));
+      set.b = dev_.allocate(static_cast<std::size_t>(elements_) * sizeof(T));
+      set.c = dev_.allocate(static_cast<std::size_t>(elements_) * sizeof(T));
+      fill(set.a->data(), pool, 2 * s * 7919);
+      fill(set.b->data(), pool, (2 * s + 1) * 7919);
+      T* A = static_cast<T*>(set.a->data());
+      T* B = static_cast<T*>(set.b->data());
+      T* C = static_cast<T*>(set.c->data());
+      std::map<std::int64_t, std::int64_t> placed;
+      for (std::int64_t n : sizes_) {
+        const std::int64_t off = first_[n] + placed[n]++ * n * n;
+        set.items.push_back(
+            make_item<T>(Op::N, Op::N, n, n, n, T(1), A + off, n, B + off, n, T(0), C + off, n));
+      }
+      // Pointer arrays, per size: its A pointers, then B, then C.
+      std::vector<const void*> host;
+      std::map<std::int64_t, std::size_t> start;
+      for (const auto& [n, c] : count_) {
+        start[n] = host.size();
+        for (int op = 0; op < 3; ++op) {
+          T* base = op == 0 ? A : op == 1 ? B : C;
+          for (std::int64_t i = 0; i < c; ++i) host.push_back(base + first_[n] + i * n * n);
+        }
+      }
+      set.arrays = dev_.allocate(host.size() * sizeof(void*));
+      dev_.upload(set.arrays->data(), host.data(), host.size() * sizeof(void*));
+      auto* arrays = static_cast<const void* const*>(set.arrays->data());
+      for (const auto& [n, c] : count_) set.array_of[n] = arrays + start[n];
+      sets_.push_back(std::move(set));
+    }
+    dev_.synchronize();
+  }
+
+  void grouped(Context& ctx, std::int64_t s, const Options& o) const {
+    gemm_grouped(ctx, sets_[static_cast<std::size_t>(s)].items, o);
+  }
+  void loop(Context& ctx, std::int64_t s, const Options& o) const {
+    const Set<T>& set = sets_[static_cast<std::size_t>(s)];
+    for (const auto& [n, c] : count_) {
+      const void* const* p = set.array_of.at(n);
+      gemm<T>(ctx, Op::N, Op::N, n, n, n, T(1), reinterpret_cast<const T* const*>(p), n,
+              reinterpret_cast<const T* const*>(p + c), n, T(0),
+              reinterpret_cast<T* const*>(const_cast<void**>(p + 2 * c)), n, c, o);
+    }
+  }
+
+  // Poisons the sampled items' C (NaN), runs `call` on set 0 and checks those items against
+  // the reference; empty when every one passes.
+  std::string check(const std::function<void()>& call, int samples) {
+    const Set<T>& set = sets_[0];
+    std::vector<std::size_t> picked;
+    const std::size_t step = std::max<std::size_t>(1, set.items.size() / samples);
+    for (std::size_t i = 0; i < set.items.size(); i += step) picked.push_back(i);
+    for (std::size_t i : picked) {
+      const GemmItem& it = set.items[i];
+      std::vector<T> nan(static_cast<std::size_t>(it.m * it.n),
+                         T(std::numeric_limits<double>::quiet_NaN()));
+      dev_.upload(it.c, nan.data(), nan.size() * sizeof(T));
+    }
+    dev_.synchronize();
+    call();
+    dev_.synchronize();
+    for (std::size_t i : picked) {
+      const GemmItem& it = set.items[i];
+      const auto e = static_cast<std::size_t>(it.m * it.n);
+      std::vector<T> a(e), b(e), got(e), zero(e, T(0));
+      dev_.download(a.data(), it.a, e * sizeof(T));
+      dev_.download(b.data(), it.b, e * sizeof(T));
+      dev_.download(got.data(), it.c, e * sizeof(T));
+      Problem p;
+      p.dtype = scalar_of_v<T>;
+      p.m = p.n = p.k = it.m;
+      p.batch = 1;
+      p.alpha = 1;
+      p.beta = 0;
+      p.a = {a.data(), nullptr, it.m, 0};
+      p.b = {b.data(), nullptr, it.m, 0};
+      Problem computed = p, original = p;
+      computed.c = {got.data(), nullptr, it.m, 0};
+      original.c = {zero.data(), nullptr, it.m, 0};
+      const auto r = reference::check_against_reference(computed, original);
+      if (!r.ok)
+        return "item " + std::to_string(i) + " (n = " + std::to_string(it.m) + "): " + r.message;
+    }
+    return "";
+  }
+
+ private:
+  void fill(void* dst, const std::vector<T>& pool, std::size_t shift) {
+    // The pool, rotated by `shift`, repeated: neighbouring items hold different values.
+    std::vector<T> chunk(pool.size());
+    for (std::size_t i = 0; i < pool.size(); ++i) chunk[i] = pool[(i + shift) % pool.size()];
+    auto* out = static_cast<T*>(dst);
+    for (std::int64_t at = 0; at < elements_; at += static_cast<std::int64_t>(chunk.size())) {
+      const auto n = static_cast<std::size_t>(
+          std::min<std::int64_t>(static_cast<std::int64_t>(chunk.size()), elements_ - at));
+      dev_.upload(out + at, chunk.data(), n * sizeof(T));
+    }
+  }
+
+  MeasureDevice& dev_;
+  std::vector<std::int64_t> sizes_;
+  std::map<std::int64_t, std::int64_t> count_, first_;
+  std::int64_t elements_ = 0;
+  std::vector<Set<T>> sets_;
+};
+
+struct Config {
+  Scalar scalar;
+  const Mix* mix;
+  std::int64_t items;
+};
+
+template <class T>
+void run_config(const Config& cf, Context& ctx, MeasureDevice& dev, const HarnessOptions& base,
+                const Limits& lim, std::uint64_t seed, const std::string& vendor, std::FILE* csv,
+                std::vector<std::string>& summary) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t i = 0; i < cf.items; ++i) sizes.push_back(draw_size(*cf.mix, rng));
+  GroupedRun<T> run(dev, sizes);
+  const int sets = static_cast<int>(std::clamp<std::int64_t>(
+      (3 * dev.cache_bytes() + run.bytes() - 1) / std::max<std::int64_t>(1, run.bytes()), 1, 64));
+  run.make_sets(sets, rng);
+  const double rate = (cf.scalar == Scalar::f32 ? lim.tflops_f32 : lim.tflops_f64) * 1e12;
+  const double roofline_us =
+      std::max(static_cast<double>(run.bytes()) / (lim.copy_gbs * 1e9), run.flops() / rate) * 1e6;
+
+  Options pin;
+  pin.pin = vendor;
+  const Options none;
+  std::vector<Arm> arms = {
+      {"auto", [&](std::int64_t s) { run.grouped(ctx, s, none); }},
+      {"vendor-grouped", [&](std::int64_t s) { run.grouped(ctx, s, pin); }},
+      {"vendor-loop", [&](std::int64_t s) { run.loop(ctx, s, pin); }},
+      {"auto-per-group", [&](std::int64_t s) { run.loop(ctx, s, none); }},
+  };
+  const std::string what = std::string(to_string(cf.scalar)) + " " + cf.mix->name + " " +
+                           std::to_string(cf.items) + " items";
+  for (const Arm& arm : arms) {
+    const std::string bad = run.check([&] { arm.run(0); }, 64);
+    if (!bad.empty())
+      throw Error(Errc::internal, "bench", what + ": " + arm.name + " is wrong at " + bad);
+  }
+  // The host's side of one auto call, the device idle.
+  std::vector<double> host;
+  for (int r = 0; r < 5; ++r) {
+    dev.synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    run.grouped(ctx, r % sets, none);
+    host.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  dev.synchronize();
+  HarnessOptions h = base;
+  h.sets = sets;
+  const auto t = time_arms(arms, h, dev);
+  const double t_auto = t[0].stats.median;
+  std::string line =
+      what + " (" + std::to_string(run.groups()) + " groups): roofline " + fmt_us(roofline_us);
+  for (std::size_t i = 0; i < arms.size(); ++i) {
+    const double us = t[i].stats.median;
+    std::fprintf(csv, "%s,%s,%lld,%zu,%s,%s,%.2f,%s,%s,%.4f,%.4f\n",
+                 std::string(to_string(cf.scalar)).c_str(), cf.mix->name,
+                 static_cast<long long>(cf.items), run.groups(), arms[i].name.c_str(),
+                 num(us).c_str(), t[i].stats.spread_pct, i == 0 ? num(median_of(host)).c_str() : "",
+                 num(roofline_us).c_str(), roofline_us / us, us / t_auto);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " | %s %s (%.1f%% of roofline)", arms[i].name.c_str(),
+                  fmt_us(us).c_str(), 100 * roofline_us / us);
+    line += buf;
+  }
+  std::fflush(csv);
+  std::printf("%s\n", line.c_str());
+  summary.push_back(line);
+}
+
+std::vector<std::int64_t> item_counts(const std::string& text) {
+  std::vector<std::int64_t> out;
+  std::stringstream ss(text);
+  std::string word;
+  while (std::getline(ss, word, ',')) {
+    out.push_back(parse_int("items", word, 1, 10'000'000));
+  }
+  if (out.empty()) throw UsageError("--items '" + text + "': no item count");
+  return out;
+}
+
+}  // namespace
+
+int bench_grouped(const Args& args) {
+  if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
+  for (const char* o : {"plot", "shapes", "table", "select", "scalars", "top"}) {
+    if (args.get(o)) throw UsageError(std::string("--") + o + " is not used with --grouped");
+  }
+  const Device device = args.device();
+  const std::string out = args.required("out");
+  const auto counts = item_counts(args.get_or("items", "10000,100000,1000000"));
+  const Limits lim{args.number("copy-gbs", 4252, 1, 1e6),
+                   args.number("tflops-f32", 51.0, 0.001, 1e6),
+                   args.number("tflops-f64", 57.7, 0.001, 1e6)};
+  const auto seed = static_cast<std::uint64_t>(args.integer("seed", 2026, 0, 1'000'000'000));
+  HarnessOptions h;
+  h.repetitions = static_cast<int>(args.integer("reps", 11, 7, 1000));
+  h.min_sample_us = args.number("min-sample-us", 2000, 1, 1e7);
+
+  Context ctx(device);
+  const Backend& backend = *detail::Access::state(ctx).backend;
+  const Exec& exec = *detail::Access::state(ctx).exec;
+  auto dev = make_measure_device(backend, exec);
+  const std::string vendor(backend.last_resort_vendor().spelling());
+  OutputFile csv_file(out, "out", {args.flag("force"), {}});
+  std::FILE* csv = csv_file.stream();
+  write_csv_preamble(csv, "gemmroute-bench-grouped", backend.fingerprint());
+  std::fprintf(csv,
+               "# limits copy %.0f GB/s, f32 %.1f TFLOP/s, f64 %.1f TFLOP/s; seed %llu; %d "
+               "repetitions, samples >= %.0f us; date %s\n",
+               lim.copy_gbs, lim.tflops_f32, lim.tflops_f64, static_cast<unsigned long long>(seed),
+               h.repetitions, h.min_sample_us, now_utc().c_str());
+  for (const Mix& m : kMixes) std::fprintf(csv, "# mix %s: %s\n", m.name, m.about);
+  std::fprintf(csv,
+               "scalar,mix,items,groups,arm,us_per_call,spread_pct,host_us,roofline_us,"
+               "of_roofline,over_auto\n");
+  csv_file.flush();
+  std::printf(
+      "bench --grouped on %s: arms auto, vendor-grouped and vendor-loop (%s), "
+      "auto-per-group; times per call, back to back\n",
+      backend.fingerprint().id().c_str(), vendor.c_str());
+
+  std::vector<Config> configs;
+  for (Scalar s : {Scalar::f32, Scalar::f64}) {
+    for (const Mix& m : kMixes) {
+      for (std::int64_t n : counts) configs.push_back({s, &m, n});
+    }
+  }
+  std::vector<std::string> summary;
+  Progress progress("configurations", static_cast<int>(configs.size()),
+                    static_cast<double>(configs.size()));
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const Config& cf = configs[i];
+    progress.update(
+        static_cast<int>(i), static_cast<double>(i),
+        std::string(to_string(cf.scalar)) + " " + cf.mix->name + " " + std::to_string(cf.items));
+    progress.clear();
+    const std::uint64_t config_seed = seed + 1000 * i;
+    if (cf.scalar == Scalar::f32) {
+      run_config<float>(cf, ctx, *dev, h, lim, config_seed, vendor, csv, summary);
+    } else {
+      run_config<double>(cf, ctx, *dev, h, lim, config_seed, vendor, csv, summary);
+    }
+    csv_file.flush();
+  }
+  progress.finish();
+  csv_file.commit();
+  std::printf("bench --grouped: %zu configurations written to %s\n", configs.size(), out.c_str());
+  return 0;
+}
+
+}  // namespace gemmroute::cli
