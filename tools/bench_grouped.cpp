@@ -4,19 +4,20 @@
 // timed in one process with the shared harness (operands rotated over >= 3x the cache), each
 // checked first on a sample of items against the long-double reference:
 //
-//   auto            gemm_grouped(items): the library as a program calls it (on CUDA the small
-//                   groups run together in cuda.grouped's launches)
-//   vendor-grouped  gemm_grouped(items) pinned to the vendor (CUDA: one cuBLAS grouped call,
+//   auto            gemm_groups(groups): one GemmGroup a size, its pointer arrays made once
+//                   (on CUDA the small groups run together in cuda.grouped's launches)
+//   vendor-groups   the same call pinned to the vendor (CUDA: one cuBLAS grouped call,
 //                   cublasGemmGroupedBatchedEx, for all the groups)
 //   vendor-loop     one pointer-array gemm() a group pinned to the vendor (CUDA: one
 //                   cublasGemmBatchedEx a size)
 //   auto-per-group  one pointer-array gemm() a group, the table choosing for each
+//   auto-items      gemm_grouped(items): a GemmItem an item, grouped on the host per call
 //
 // Times are per call, back to back (what a program calling in a loop sees: a call's host work
 // overlaps the device's work of the call before). Each is also put against the roofline:
 // max(bytes moved / copy bandwidth, flops / GEMM rate), with bytes = A and B read and C written
 // once, at the figures given (defaults: the H200's measured 4252 GB/s and 51.0 / 57.7 TFLOP/s
-// for f32 / f64). `host_us` is the host's side of one auto call alone (synchronised before).
+// for f32 / f64). `host_us` is the host's side of one call alone (synchronised before).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -78,7 +79,7 @@ template <class T>
 struct Set {
   std::unique_ptr<Buffer> a, b, c, arrays;
   std::vector<GemmItem> items;
-  std::map<std::int64_t, const void* const*> array_of;  // size -> its A, B, C arrays in a row
+  std::vector<GemmGroup<T>> groups;  // one a size, in size order
 };
 
 template <class T>
@@ -101,7 +102,7 @@ class GroupedRun {
     for (std::int64_t n : sizes_) f += 2.0 * static_cast<double>(n * n * n);
     return f;
   }
-  std::size_t groups() const { return count_.size(); }
+  std::size_t group_count() const { return count_.size(); }
 
   void make_sets(int sets, std::mt19937_64& rng) {
     std::vector<T> pool(1 << 20);
@@ -123,35 +124,45 @@ class GroupedRun {
         set.items.push_back(
             make_item<T>(Op::N, Op::N, n, n, n, T(1), A + off, n, B + off, n, T(0), C + off, n));
       }
-      // Pointer arrays, per size: its A pointers, then B, then C.
+      // Pointer arrays: every size's A pointers in size order, then B's, then C's (so one
+      // size's arrays follow the previous size's, as cuBLAS's grouped call takes them).
       std::vector<const void*> host;
-      std::map<std::int64_t, std::size_t> start;
-      for (const auto& [n, c] : count_) {
-        start[n] = host.size();
-        for (int op = 0; op < 3; ++op) {
-          T* base = op == 0 ? A : op == 1 ? B : C;
+      for (T* base : {A, B, C}) {
+        for (const auto& [n, c] : count_) {
           for (std::int64_t i = 0; i < c; ++i) host.push_back(base + first_[n] + i * n * n);
         }
       }
       set.arrays = dev_.allocate(host.size() * sizeof(void*));
       dev_.upload(set.arrays->data(), host.data(), host.size() * sizeof(void*));
       auto* arrays = static_cast<const void* const*>(set.arrays->data());
-      for (const auto& [n, c] : count_) set.array_of[n] = arrays + start[n];
+      const auto items = static_cast<std::int64_t>(sizes_.size());
+      std::int64_t at = 0;
+      for (const auto& [n, c] : count_) {
+        GemmGroup<T> g;
+        g.m = g.n = g.k = n;
+        g.lda = g.ldb = g.ldc = n;
+        g.a = reinterpret_cast<const T* const*>(arrays + at);
+        g.b = reinterpret_cast<const T* const*>(arrays + items + at);
+        g.c = reinterpret_cast<T* const*>(const_cast<void**>(arrays + 2 * items + at));
+        g.count = c;
+        set.groups.push_back(g);
+        at += c;
+      }
       sets_.push_back(std::move(set));
     }
     dev_.synchronize();
   }
 
-  void grouped(Context& ctx, std::int64_t s, const Options& o) const {
+  void items(Context& ctx, std::int64_t s, const Options& o) const {
     gemm_grouped(ctx, sets_[static_cast<std::size_t>(s)].items, o);
   }
+  void groups(Context& ctx, std::int64_t s, const Options& o) const {
+    gemm_groups<T>(ctx, sets_[static_cast<std::size_t>(s)].groups, o);
+  }
   void loop(Context& ctx, std::int64_t s, const Options& o) const {
-    const Set<T>& set = sets_[static_cast<std::size_t>(s)];
-    for (const auto& [n, c] : count_) {
-      const void* const* p = set.array_of.at(n);
-      gemm<T>(ctx, Op::N, Op::N, n, n, n, T(1), reinterpret_cast<const T* const*>(p), n,
-              reinterpret_cast<const T* const*>(p + c), n, T(0),
-              reinterpret_cast<T* const*>(const_cast<void**>(p + 2 * c)), n, c, o);
+    for (const GemmGroup<T>& g : sets_[static_cast<std::size_t>(s)].groups) {
+      gemm<T>(ctx, Op::N, Op::N, g.m, g.n, g.k, T(1), g.a, g.lda, g.b, g.ldb, T(0), g.c, g.ldc,
+              g.count, o);
     }
   }
 
@@ -241,11 +252,13 @@ void run_config(const Config& cf, Context& ctx, MeasureDevice& dev, const Harnes
   pin.pin = vendor;
   const Options none;
   std::vector<Arm> arms = {
-      {"auto", [&](std::int64_t s) { run.grouped(ctx, s, none); }},
-      {"vendor-grouped", [&](std::int64_t s) { run.grouped(ctx, s, pin); }},
+      {"auto", [&](std::int64_t s) { run.groups(ctx, s, none); }},
+      {"vendor-groups", [&](std::int64_t s) { run.groups(ctx, s, pin); }},
       {"vendor-loop", [&](std::int64_t s) { run.loop(ctx, s, pin); }},
       {"auto-per-group", [&](std::int64_t s) { run.loop(ctx, s, none); }},
+      {"auto-items", [&](std::int64_t s) { run.items(ctx, s, none); }},
   };
+
   const std::string what = std::string(to_string(cf.scalar)) + " " + cf.mix->name + " " +
                            std::to_string(cf.items) + " items";
   for (const Arm& arm : arms) {
@@ -253,14 +266,18 @@ void run_config(const Config& cf, Context& ctx, MeasureDevice& dev, const Harnes
     if (!bad.empty())
       throw Error(Errc::internal, "bench", what + ": " + arm.name + " is wrong at " + bad);
   }
-  // The host's side of one auto call, the device idle.
-  std::vector<double> host;
-  for (int r = 0; r < 5; ++r) {
-    dev.synchronize();
-    const auto t0 = std::chrono::steady_clock::now();
-    run.grouped(ctx, r % sets, none);
-    host.push_back(
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  // The host's side of one call of each arm, the device idle before it.
+  std::vector<double> host(arms.size());
+  for (std::size_t i = 0; i < arms.size(); ++i) {
+    std::vector<double> samples;
+    for (int r = 0; r < 5; ++r) {
+      dev.synchronize();
+      const auto t0 = std::chrono::steady_clock::now();
+      arms[i].run(r % sets);
+      samples.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    host[i] = median_of(std::move(samples));
   }
   dev.synchronize();
   HarnessOptions h = base;
@@ -268,13 +285,13 @@ void run_config(const Config& cf, Context& ctx, MeasureDevice& dev, const Harnes
   const auto t = time_arms(arms, h, dev);
   const double t_auto = t[0].stats.median;
   std::string line =
-      what + " (" + std::to_string(run.groups()) + " groups): roofline " + fmt_us(roofline_us);
+      what + " (" + std::to_string(run.group_count()) + " groups): roofline " + fmt_us(roofline_us);
   for (std::size_t i = 0; i < arms.size(); ++i) {
     const double us = t[i].stats.median;
     std::fprintf(csv, "%s,%s,%lld,%zu,%s,%s,%.2f,%s,%s,%.4f,%.4f\n",
                  std::string(to_string(cf.scalar)).c_str(), cf.mix->name,
-                 static_cast<long long>(cf.items), run.groups(), arms[i].name.c_str(),
-                 num(us).c_str(), t[i].stats.spread_pct, i == 0 ? num(median_of(host)).c_str() : "",
+                 static_cast<long long>(cf.items), run.group_count(), arms[i].name.c_str(),
+                 num(us).c_str(), t[i].stats.spread_pct, num(host[i]).c_str(),
                  num(roofline_us).c_str(), roofline_us / us, us / t_auto);
     char buf[160];
     std::snprintf(buf, sizeof buf, " | %s %s (%.1f%% of roofline)", arms[i].name.c_str(),
@@ -334,8 +351,8 @@ int bench_grouped(const Args& args) {
                "of_roofline,over_auto\n");
   csv_file.flush();
   std::printf(
-      "bench --grouped on %s: arms auto, vendor-grouped and vendor-loop (%s), "
-      "auto-per-group; times per call, back to back\n",
+      "bench --grouped on %s: arms auto (gemm_groups), vendor-groups and vendor-loop (%s), "
+      "auto-per-group, auto-items (gemm_grouped); times per call, back to back\n",
       backend.fingerprint().id().c_str(), vendor.c_str());
 
   std::vector<Config> configs;

@@ -134,4 +134,28 @@ GemmItem make_item(Op ta, Op tb, std::int64_t m, std::int64_t n, std::int64_t k,
 // B or C.
 void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& options = {});
 
+// One group of a grouped batch given as pointer arrays, as cublas<t>gemmGroupedBatched takes
+// them: `count` column-major items of one shape and scalars, item i at a[i], b[i], c[i] (on a
+// CUDA Context the arrays and the matrices are device memory, as in the pointer-array gemm).
+template <class T>
+struct GemmGroup {
+  Op ta = Op::N, tb = Op::N;
+  std::int64_t m = 0, n = 0, k = 0;
+  T alpha = T(1), beta = T(0);
+  const T* const* a = nullptr;
+  std::int64_t lda = 1;
+  const T* const* b = nullptr;
+  std::int64_t ldb = 1;
+  T* const* c = nullptr;
+  std::int64_t ldc = 1;
+  std::int64_t count = 0;
+};
+
+// Groups of one scalar, the work per group instead of per item (nothing is read or staged per
+// item on the host): every group is validated and selected first, so an Error leaves every C
+// unwritten; then the groups run, on CUDA the small ones together in cuda.grouped's launches.
+// Groups may run at the same time: no item's C may overlap another item's A, B or C.
+template <class T>
+void gemm_groups(Context& ctx, std::span<const GemmGroup<T>> groups, const Options& options = {});
+
 }  // namespace gemmroute

@@ -339,6 +339,45 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
   st.backend->launch_groups(launches, *st.exec);
 }
 
+template <class T>
+void gemm_groups(Context& ctx, std::span<const GemmGroup<T>> groups, const Options& options) {
+  detail::ContextState& st = detail::Access::state(ctx);
+  check_options(options);
+  std::vector<Problem> problems;
+  problems.reserve(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const GemmGroup<T>& g = groups[i];
+    Problem p = sized_problem(g.ta, g.tb, g.m, g.n, g.k, g.count, g.alpha, g.beta,
+                              {nullptr, reinterpret_cast<const void* const*>(g.a), g.lda, 0},
+                              {nullptr, reinterpret_cast<const void* const*>(g.b), g.ldb, 0},
+                              {nullptr, reinterpret_cast<const void* const*>(g.c), g.ldc, 0});
+    apply_precision(p, options);
+    try {
+      validate(p, false, st.host_memory);
+    } catch (const Error& e) {
+      throw Error(e.code(), "groups[" + std::to_string(i) + "]." + e.argument(),
+                  "group " + std::to_string(i) + ": " + e.message());
+    }
+    if (!is_noop(p)) problems.push_back(p);
+  }
+  if (problems.empty()) return;
+  const Table* table = st.table_for(options);
+  Overrides ov = st.overrides_for(options);
+  const bool may_fuse = ov.pin.empty() && ov.route != Route::vendor;
+  std::vector<GroupLaunch> launches;
+  launches.reserve(problems.size());
+  for (Problem& p : problems) {
+    if (table && ov.pin.empty()) {
+      const Lookup lookup = st.cached_lookup(*table, key_of(p), ov.selector);
+      launches.push_back({&choose(st, p, table, ov, &lookup), &p, may_fuse});
+    } else {
+      launches.push_back({&choose(st, p, table, ov), &p, may_fuse});
+    }
+  }
+  if (st.env.log) log_group_launches(*st.backend, launches);
+  st.backend->launch_groups(launches, *st.exec);
+}
+
 #define GEMMROUTE_INSTANTIATE(T)                                                              \
   template void gemm<T>(Context&, Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, T, \
                         const T*, std::int64_t, std::int64_t, const T*, std::int64_t,         \
@@ -346,7 +385,8 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
                         const Options&);                                                      \
   template void gemm<T>(Context&, Order, Op, Op, std::int64_t, std::int64_t, std::int64_t, T, \
                         const T* const*, std::int64_t, const T* const*, std::int64_t, T,      \
-                        T* const*, std::int64_t, std::int64_t, const Options&);
+                        T* const*, std::int64_t, std::int64_t, const Options&);               \
+  template void gemm_groups<T>(Context&, std::span<const GemmGroup<T>>, const Options&);
 
 GEMMROUTE_INSTANTIATE(float)
 GEMMROUTE_INSTANTIATE(double)

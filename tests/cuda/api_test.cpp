@@ -337,6 +337,35 @@ struct Group {
                                 ldb, beta, C() + i * c_stride(), ldc));
     }
   }
+  // The group as a GemmGroup, its pointer arrays in `arrays` (device memory).
+  GemmGroup<T> as_group(test::DeviceMemory& arrays) const {
+    std::vector<const void*> host;
+    for (std::int64_t i = 0; i < batch; ++i)
+      host.push_back(static_cast<const T*>(da.ptr) + i * a_stride());
+    for (std::int64_t i = 0; i < batch; ++i)
+      host.push_back(static_cast<const T*>(db.ptr) + i * b_stride());
+    for (std::int64_t i = 0; i < batch; ++i) host.push_back(C() + i * c_stride());
+    arrays = test::DeviceMemory(host.size() * sizeof(void*));
+    test::cuda_ok(cudaMemcpy(arrays.ptr, host.data(), arrays.bytes, cudaMemcpyHostToDevice),
+                  "upload");
+    auto* p = static_cast<void**>(arrays.ptr);
+    GemmGroup<T> g;
+    g.ta = ta;
+    g.tb = tb;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.alpha = alpha;
+    g.beta = beta;
+    g.a = reinterpret_cast<const T* const*>(p);
+    g.lda = lda;
+    g.b = reinterpret_cast<const T* const*>(p + batch);
+    g.ldb = ldb;
+    g.c = reinterpret_cast<T* const*>(p + 2 * batch);
+    g.ldc = ldc;
+    g.count = batch;
+    return g;
+  }
   void strided(Context& ctx, const Options& o) const {
     gemm<T>(ctx, ta, tb, m, n, k, alpha, static_cast<const T*>(da.ptr), lda, a_stride(),
             static_cast<const T*>(db.ptr), ldb, b_stride(), beta, C(), ldc, c_stride(), batch, o);
@@ -391,6 +420,19 @@ void grouped_small_groups(std::uint64_t seed) {
     EXPECT_EQ(g->check(), "") << to_string(scalar_of_v<T>) << " " << g->m << "x" << g->n << "x"
                               << g->k << " " << to_string(g->ta) << to_string(g->tb);
     fused.push_back(g->download());
+  }
+  // The same groups as GemmGroups: one call, the same bits.
+  std::vector<test::DeviceMemory> arrays(groups.size());
+  std::vector<GemmGroup<T>> as_groups;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    groups[i]->reset();
+    as_groups.push_back(groups[i]->as_group(arrays[i]));
+  }
+  gemm_groups<T>(ctx, as_groups);
+  test::cuda_ok(cudaDeviceSynchronize(), "groups");
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    EXPECT_TRUE(test::same_bytes(groups[i]->download(), fused[i]))
+        << "group " << i << " differs between gemm_groups and gemm_grouped";
   }
   Options family;
   family.pin = "cuda.small:s=64:t=4";
