@@ -355,8 +355,13 @@ void gemm_groups(Context& ctx, std::span<const GemmGroup<T>> groups, const Optio
     try {
       validate(p, false, st.host_memory);
     } catch (const Error& e) {
-      throw Error(e.code(), "groups[" + std::to_string(i) + "]." + e.argument(),
-                  "group " + std::to_string(i) + ": " + e.message());
+      // The group's own field names: its item count is `count`, a batch's size elsewhere.
+      const bool count = e.argument() == "batch";
+      const std::string field = count ? "count" : e.argument();
+      std::string message = e.message();
+      if (count && message.starts_with("argument 'batch'")) message.replace(10, 5, "count");
+      throw Error(e.code(), "groups[" + std::to_string(i) + "]." + field,
+                  "group " + std::to_string(i) + ": " + message);
     }
     if (!is_noop(p)) problems.push_back(p);
   }

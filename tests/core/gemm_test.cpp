@@ -335,6 +335,14 @@ TEST(GemmGroups, GroupsOfPointerArraysMatchGroupedItemsAndABadGroupWritesNothing
   } catch (const Error& e) {
     EXPECT_EQ(e.argument(), "groups[2].ldb");
   }
+  bad = groups;
+  bad[1].count = -1;
+  try {
+    gemm_groups<double>(ctx, bad);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.argument(), "groups[1].count");
+  }
   for (const Part& p : parts) EXPECT_TRUE(test::same_bytes(p.c, p.c0));
 
   gemm_groups<double>(ctx, groups);
