@@ -259,5 +259,55 @@ TEST(HostileContext, AMovedFromContextThrows) {
   EXPECT_EQ(c[0], 2.0f);
 }
 
+// gemm_groups under bad groups: each is refused, naming the group and its field, before any
+// group runs (the good group before it included); empty and zero-sized groups are no-ops.
+TEST(HostileGroups, BadGroupsAreNamedAndWriteNothing) {
+  Context ctx;
+  const auto a = random_floats(16, 3), b = random_floats(16, 4);
+  std::vector<float> c(16, 9.0f);
+  const float* pa[] = {a.data()};
+  const float* pb[] = {b.data()};
+  float* pc[] = {c.data()};
+  GemmGroup<float> good;
+  good.m = good.n = good.k = 4;
+  good.lda = good.ldb = good.ldc = 4;
+  good.a = pa;
+  good.b = pb;
+  good.c = pc;
+  good.count = 1;
+  struct Case {
+    const char* field;
+    void (*spoil)(GemmGroup<float>&);
+  };
+  const Case cases[] = {
+      {"groups[1].a", [](GemmGroup<float>& g) { g.a = nullptr; }},
+      {"groups[1].c", [](GemmGroup<float>& g) { g.c = nullptr; }},
+      {"groups[1].m", [](GemmGroup<float>& g) { g.m = -1; }},
+      {"groups[1].count", [](GemmGroup<float>& g) { g.count = -3; }},
+      {"groups[1].lda", [](GemmGroup<float>& g) { g.lda = 3; }},
+      {"groups[1].ldc", [](GemmGroup<float>& g) { g.ldc = 0; }},
+      {"groups[1].ta", [](GemmGroup<float>& g) { g.ta = static_cast<Op>(7); }},
+  };
+  for (const Case& k : cases) {
+    std::vector<GemmGroup<float>> groups = {good, good};
+    k.spoil(groups[1]);
+    try {
+      gemm_groups<float>(ctx, groups);
+      ADD_FAILURE() << k.field << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.argument(), k.field) << e.what();
+    }
+    for (float x : c) ASSERT_EQ(x, 9.0f) << k.field << ": C written";
+  }
+  gemm_groups<float>(ctx, std::span<const GemmGroup<float>>{});
+  GemmGroup<float> empty = good;
+  empty.count = 0;
+  GemmGroup<float> no_rows = good;
+  no_rows.m = 0;
+  const std::vector<GemmGroup<float>> nothing = {empty, no_rows};
+  gemm_groups<float>(ctx, nothing);
+  for (float x : c) EXPECT_EQ(x, 9.0f);
+}
+
 }  // namespace
 }  // namespace gemmroute
