@@ -9,6 +9,7 @@
 // choice for few large items. The tuner measures which wins where.
 #include <omp.h>
 
+#include <cmath>
 #include <complex>
 
 #include "core/candidate.hpp"
@@ -26,6 +27,12 @@ void call_item(const BlisLibrary& lib, const Problem& p, const T* a, const T* b,
   BlisLibrary::Runtime rntm;
   rntm.num_threads = threads;
   T alpha = p.alpha_as<T>(), beta = p.beta_as<T>();
+  // BLIS 0.9 leaves C out when beta is NaN (C came out finite where reference BLAS makes it
+  // NaN: found by the API fuzzer): such a beta is applied here and BLIS called with beta = 1.
+  if (std::isnan(p.beta.real()) || std::isnan(p.beta.imag())) {
+    scale_item(p.m, p.n, beta, c, p.c.ld);
+    beta = T(1);
+  }
   const int ta = kBlisTrans[static_cast<int>(p.ta)], tb = kBlisTrans[static_cast<int>(p.tb)];
   T* A = const_cast<T*>(a);  // BLIS's signature is not const; it never writes A or B
   T* B = const_cast<T*>(b);

@@ -261,6 +261,40 @@ TEST_P(CandidateTest, KZeroScalesCByBeta) {
   });
 }
 
+// beta NaN is not zero: C is read and every element comes out NaN, as in reference BLAS
+// (BLIS 0.9 dropped a NaN beta, found by the API fuzzer; OpenBLAS's complex path did too). For
+// complex scalars NaN in either part.
+TEST_P(CandidateTest, NaNBetaMakesEveryElementOfCNaN) {
+  if (const Verdict v = refusal_of_scalar(candidate(), GetParam().dtype); !v.ok) {
+    GTEST_SKIP() << v.reason;
+  }
+  std::mt19937_64 rng(10);
+  for_scalar(GetParam().dtype, [&]<class T>() {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    std::vector<std::complex<double>> betas = {{nan, 0}};
+    if (is_complex(scalar_of_v<T>)) betas.push_back({0, nan});
+    for (const std::complex<double>& beta : betas) {
+      for (const Shape& s : {Shape{4, 4, 4, 2}, Shape{15, 1, 1, 1}, Shape{13, 11, 17, 1}}) {
+        RandomCase<T> rc = random_case<T>(Op::N, s, Storage::padded, rng);
+        rc.p.beta = beta;
+        rc.p.c = test::operand(rc.C, Storage::padded);
+        if (!candidate().can_run(rc.p).ok) continue;  // a size the candidate refuses
+        const Buffer<T> c = launched(candidate(), rc.p, rc.C, Storage::padded);
+        for (std::int64_t i = 0; i < s.batch; ++i) {
+          for (std::int64_t col = 0; col < s.n; ++col) {
+            for (std::int64_t row = 0; row < s.m; ++row) {
+              const std::complex<double> v(c.item(i)[row + col * c.ld]);
+              EXPECT_TRUE(std::isnan(v.real()) || std::isnan(v.imag()))
+                  << "beta " << beta << " " << s.m << "x" << s.n << "x" << s.k << " item " << i
+                  << " (" << row << ", " << col << ") = " << v;
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 TEST_P(CandidateTest, SameCallTwiceGivesIdenticalBytes) {
   for_scalar(GetParam().dtype, [&]<class T>() {
     for (const Shape& s : {Shape{8, 8, 8, 64}, Shape{13, 7, 16, 33}, Shape{40, 40, 40, 3}}) {

@@ -1,6 +1,6 @@
 // libFuzzer target for the public API: random calls of gemm (strided and pointer arrays, both
-// orders) and gemm_grouped, with enums valid and not, sizes, leading dimensions and strides
-// (negative, huge, overflowing), special scalars (NaN, infinities, -0, denormals, values a
+// orders), gemm_grouped and gemm_groups, with enums valid and not, sizes, leading dimensions and
+// strides (negative, huge, overflowing), special scalars (NaN, infinities, -0, denormals, values a
 // float cannot hold), null pointers, pins and routes. Every operand lives in memory sized
 // exactly to what its arguments allow, between PROT_NONE guard pages (so even OpenBLAS, which
 // ASan does not see, faults on a stray access); A, B and the pointer arrays are read-only.
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <complex>
@@ -949,11 +950,75 @@ void grouped_call(Reader& in, std::uint64_t& rng, int count, const Options& opti
   }
 }
 
+// gemm_groups: `count` groups of one scalar, each one item through one-entry pointer arrays
+// (host memory on the CPU), with the item's own arguments (column-major: a GemmGroup has no
+// order); the model and the checks are those of a grouped item.
+template <class T>
+void groups_call(Reader& in, std::uint64_t& rng, int count, const Options& options,
+                 bool options_valid, bool overridden) {
+  std::vector<GroupedItem> items;
+  std::string call = "gemm_groups pin '" + options.pin + "' route " +
+                     (options.route ? std::to_string(static_cast<int>(*options.route)) : "-");
+  bool valid = options_valid;
+  for (int i = 0; i < count; ++i) {
+    GroupedItem g;
+    g.args = read_item(in, rng, scalar_of_v<T>);
+    g.args.order = Order::col_major;
+    g.args.alpha = std::complex<double>(scalar_as<T>(g.args.alpha));
+    g.args.beta = std::complex<double>(scalar_as<T>(g.args.beta));
+    valid = valid && item_valid(g.args, 1, nullptr, false);
+    call += "\n    group " + std::to_string(i) + ": " + describe(g.args);
+    items.push_back(std::move(g));
+  }
+  for (GroupedItem& g : items) {
+    for (const Stored& st : {stored_a(g.args), stored_b(g.args), stored_c(g.args)}) {
+      if (st.extent() > kMaxElems && valid) return;
+    }
+  }
+  for (GroupedItem& g : items) fill_item<T>(g, rng, valid);
+  // Each group's three one-entry pointer arrays.
+  std::vector<std::array<void*, 3>> arrays(items.size());
+  std::vector<GemmGroup<T>> groups;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const ItemArgs& it = items[i].args;
+    arrays[i] = {items[i].a->data(), items[i].b->data(), items[i].c->data()};
+    GemmGroup<T> g;
+    g.ta = it.ta;
+    g.tb = it.tb;
+    g.m = it.m;
+    g.n = it.n;
+    g.k = it.k;
+    g.alpha = scalar_as<T>(it.alpha);
+    g.beta = scalar_as<T>(it.beta);
+    g.a = it.null_a ? nullptr : reinterpret_cast<const T* const*>(&arrays[i][0]);
+    g.lda = it.lda;
+    g.b = it.null_b ? nullptr : reinterpret_cast<const T* const*>(&arrays[i][1]);
+    g.ldb = it.ldb;
+    g.c = it.null_c ? nullptr : reinterpret_cast<T* const*>(&arrays[i][2]);
+    g.ldc = it.ldc;
+    g.count = 1;
+    groups.push_back(g);
+  }
+  const Outcome o = attempt([&] { gemm_groups<T>(context(), groups, options); }, call);
+  judge(o, valid, overridden, call);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const GroupedItem& g = items[i];
+    if (o.threw) {
+      if (!same_bytes(g.c->data(), g.c_before.data(), g.c_before.size())) {
+        finding("group " + std::to_string(i) + "'s C written by a call that threw: " + o.what,
+                call);
+      }
+      continue;
+    }
+    check_grouped_item<T>(g, call);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   Reader in(data, size);
-  const int form = in.byte() % 3;
+  const int form = in.byte() % 4;
   std::uint64_t rng = in.u32();
   Options options;
   options.pin = kPins[in.byte() % kPinCount];
@@ -969,6 +1034,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const Scalar dtype = static_cast<Scalar>(kind % 4);
+  if (form == 3) {
+    with_type(dtype, [&]<class T>() {
+      groups_call<T>(in, rng, (kind / 4) % 8, options, options_valid, overridden);
+    });
+    return 0;
+  }
   const ItemArgs it = read_item(in, rng, dtype);
   with_type(dtype, [&]<class T>() {
     if (form == 0) {
