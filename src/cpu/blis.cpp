@@ -9,8 +9,10 @@
 // choice for few large items. The tuner measures which wins where.
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <vector>
 
 #include "core/candidate.hpp"
 #include "cpu/batch.hpp"
@@ -20,7 +22,28 @@
 namespace gemmroute::cpu {
 namespace {
 
+// One BLIS call: C (m x n at c, ldc) <- alpha op(A) op(B) + beta C.
+template <class T>
+void call_blis(const BlisLibrary& lib, int ta, int tb, long long m, long long n, long long k,
+               T* alpha, T* A, long long lda, T* B, long long ldb, T* beta, T* c, long long ldc,
+               BlisLibrary::Runtime* rntm) {
+  if constexpr (std::is_same_v<T, float>) {
+    lib.sgemm(ta, tb, m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, c, 1, ldc, nullptr, rntm);
+  } else if constexpr (std::is_same_v<T, double>) {
+    lib.dgemm(ta, tb, m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, c, 1, ldc, nullptr, rntm);
+  } else {
+    auto fn = std::is_same_v<T, std::complex<float>> ? lib.cgemm : lib.zgemm;
+    fn(ta, tb, m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, c, 1, ldc, nullptr, rntm);
+  }
+}
+
 // C <- alpha op(A) op(B) + beta C for one item, with `threads` BLIS threads.
+//
+// BLIS 0.9 (Debian's libblis4, seen on an AVX-512 Xeon) reads up to 8 bytes past the end of C's
+// last column when beta != 0 (m = 2, 3, 15, 18, 31, ...: a 16-byte load over the column's
+// tail). Past an earlier column's end that lands in the next column; past the last one it may
+// land on an unmapped page: the API fuzzer's guard pages faulted there. So with beta != 0 the
+// last column is computed in a copy with room after it, by a second call of one column.
 template <class T>
 void call_item(const BlisLibrary& lib, const Problem& p, const T* a, const T* b, T* c,
                long long threads) {
@@ -37,14 +60,19 @@ void call_item(const BlisLibrary& lib, const Problem& p, const T* a, const T* b,
   T* A = const_cast<T*>(a);  // BLIS's signature is not const; it never writes A or B
   T* B = const_cast<T*>(b);
   const long long m = p.m, n = p.n, k = p.k, lda = p.a.ld, ldb = p.b.ld, ldc = p.c.ld;
-  if constexpr (std::is_same_v<T, float>) {
-    lib.sgemm(ta, tb, m, n, k, &alpha, A, 1, lda, B, 1, ldb, &beta, c, 1, ldc, nullptr, &rntm);
-  } else if constexpr (std::is_same_v<T, double>) {
-    lib.dgemm(ta, tb, m, n, k, &alpha, A, 1, lda, B, 1, ldb, &beta, c, 1, ldc, nullptr, &rntm);
-  } else {
-    auto fn = std::is_same_v<T, std::complex<float>> ? lib.cgemm : lib.zgemm;
-    fn(ta, tb, m, n, k, &alpha, A, 1, lda, B, 1, ldb, &beta, c, 1, ldc, nullptr, &rntm);
+  if (beta == T(0) || m == 0 || n == 0) {
+    call_blis(lib, ta, tb, m, n, k, &alpha, A, lda, B, ldb, &beta, c, ldc, &rntm);
+    return;
   }
+  if (n > 1) call_blis(lib, ta, tb, m, n - 1, k, &alpha, A, lda, B, ldb, &beta, c, ldc, &rntm);
+  // The last column of op(B): stored column n - 1 (N), or stored row n - 1 (T, C).
+  T* b_last = B + (p.tb == Op::N ? (n - 1) * ldb : n - 1);
+  T* c_last = c + (n - 1) * ldc;
+  thread_local std::vector<T> column;
+  column.resize(static_cast<std::size_t>(m) + 16 / sizeof(T) + 1);
+  std::copy_n(c_last, m, column.data());
+  call_blis(lib, ta, tb, m, 1, k, &alpha, A, lda, b_last, ldb, &beta, column.data(), m, &rntm);
+  std::copy_n(column.data(), m, c_last);
 }
 
 class Blis final : public Candidate {

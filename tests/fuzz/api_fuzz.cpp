@@ -538,6 +538,10 @@ struct Outcome {
 
 template <class F>
 Outcome attempt(F&& f, const std::string& call) {
+  // API_FUZZ_TRACE=1 prints each call before it runs: the way to see the call an input makes
+  // when it crashes (a finding prints it; a fault inside a library cannot).
+  static const bool trace = std::getenv("API_FUZZ_TRACE") != nullptr;
+  if (trace) std::fprintf(stderr, "api_fuzz: calling %s\n", call.c_str());
   Outcome o;
   try {
     f();
