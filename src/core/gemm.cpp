@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -173,6 +174,30 @@ GroupKey group_key(const Problem& p) {
           p.c.ld};
 }
 
+// Selects every group of a grouped call (validated pointer-array batches) before any runs, so
+// that a group that cannot run (pin, route, runnability, workspace) leaves every C unwritten.
+// Each distinct key is looked up in the table once per Context (many groups of one call, and
+// every call after, share it). Without a pin, and where native kernels may run, the backend may
+// run groups together in a launch of its own (GroupLaunch::may_fuse).
+std::vector<GroupLaunch> select_groups(detail::ContextState& st, std::span<Problem> groups,
+                                       const Options& options) {
+  const Table* table = st.table_for(options);
+  Overrides ov = st.overrides_for(options);
+  const bool may_fuse = ov.pin.empty() && ov.route != Route::vendor;
+  std::vector<GroupLaunch> launches;
+  launches.reserve(groups.size());
+  for (Problem& p : groups) {
+    if (table && ov.pin.empty()) {
+      const Lookup lookup = st.cached_lookup(*table, key_of(p), ov.selector);
+      launches.push_back({&choose(st, p, table, ov, &lookup), &p, may_fuse});
+    } else {
+      launches.push_back({&choose(st, p, table, ov), &p, may_fuse});
+    }
+  }
+  if (st.env.log) log_group_launches(*st.backend, launches);
+  return launches;
+}
+
 }  // namespace
 
 // A scalar as the Problem keeps it. For std::complex<float>, GCC copies the by-value argument
@@ -314,26 +339,8 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
     pointers[2 * total + at] = prepared[i].c;
   }
 
-  // Select every group before any runs, so that a group that cannot run (pin, route,
-  // runnability, workspace) leaves every C unwritten. Each distinct key is looked up in the
-  // table once per Context (many groups of one call, and every call after, share it).
-  const Table* table = st.table_for(options);
-  Overrides ov = st.overrides_for(options);
-  std::vector<GroupLaunch> launches;
-  launches.reserve(groups.size());
-  // Without a pin, and where native kernels may run, the backend may run groups together in a
-  // launch of its own (GroupLaunch::may_fuse).
-  const bool may_fuse = ov.pin.empty() && ov.route != Route::vendor;
-  for (Problem& p : groups) {
-    validate(p, false, true);
-    if (table && ov.pin.empty()) {
-      const Lookup lookup = st.cached_lookup(*table, key_of(p), ov.selector);
-      launches.push_back({&choose(st, p, table, ov, &lookup), &p, may_fuse});
-    } else {
-      launches.push_back({&choose(st, p, table, ov), &p, may_fuse});
-    }
-  }
-  if (st.env.log) log_group_launches(*st.backend, launches);
+  for (Problem& p : groups) validate(p, false, true);
+  const std::vector<GroupLaunch> launches = select_groups(st, groups, options);
   const Exec::Staged staged = st.exec->stage_pointers(pointers);
   point(staged.data());
   st.backend->launch_groups(launches, *st.exec);
@@ -359,28 +366,16 @@ void gemm_groups(Context& ctx, std::span<const GemmGroup<T>> groups, const Optio
       const bool count = e.argument() == "batch";
       const std::string field = count ? "count" : e.argument();
       std::string message = e.message();
-      if (count && message.starts_with("argument 'batch'")) message.replace(10, 5, "count");
+      constexpr std::string_view kBatch = "argument 'batch'";
+      if (count && message.starts_with(kBatch))
+        message.replace(0, kBatch.size(), "argument 'count'");
       throw Error(e.code(), "groups[" + std::to_string(i) + "]." + field,
                   "group " + std::to_string(i) + ": " + message);
     }
     if (!is_noop(p)) problems.push_back(p);
   }
   if (problems.empty()) return;
-  const Table* table = st.table_for(options);
-  Overrides ov = st.overrides_for(options);
-  const bool may_fuse = ov.pin.empty() && ov.route != Route::vendor;
-  std::vector<GroupLaunch> launches;
-  launches.reserve(problems.size());
-  for (Problem& p : problems) {
-    if (table && ov.pin.empty()) {
-      const Lookup lookup = st.cached_lookup(*table, key_of(p), ov.selector);
-      launches.push_back({&choose(st, p, table, ov, &lookup), &p, may_fuse});
-    } else {
-      launches.push_back({&choose(st, p, table, ov), &p, may_fuse});
-    }
-  }
-  if (st.env.log) log_group_launches(*st.backend, launches);
-  st.backend->launch_groups(launches, *st.exec);
+  st.backend->launch_groups(select_groups(st, problems, options), *st.exec);
 }
 
 #define GEMMROUTE_INSTANTIATE(T)                                                              \

@@ -384,13 +384,6 @@ int fused_tile(const Problem& p) {
   return s <= 4 ? 1 : s <= 16 ? 2 : 4;
 }
 
-// Blocks of one group in the grouped launch.
-template <class T>
-std::int64_t fused_blocks(const Problem& p) {
-  const Packing pk = packing<T>(p, fused_tile(p));
-  return (p.batch + pk.items - 1) / pk.items;
-}
-
 // One grouped launch per scalar and per kFusedGroups groups (or fewer, where a launch's blocks
 // would pass the grid's limit). Groups go largest block first, so the blocks that take longest
 // start first and the launch ends with small ones.
