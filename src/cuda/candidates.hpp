@@ -19,7 +19,7 @@ const Candidate& reg_candidate();     // cuda.reg: 128 x 128 x 8 register tiles,
 const Candidate& wide_candidate();    // cuda.wide: 64 x 64 x 8 register tiles, f64 c32 c64
 
 // A grouped call's groups in order (cublas.cpp): the groups the grouped kernel may take run in
-// one launch per scalar (cuda.grouped); of the rest, consecutive groups that all chose `cublas`
+// one launch per scalar and size class (cuda.grouped); of the rest, consecutive groups that all chose `cublas`
 // for one real scalar go to cuBLAS as one grouped call, and every other group runs alone.
 void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec);
 // What launch_groups will do with the groups beyond their own candidates (GEMMROUTE_LOG).
@@ -27,7 +27,7 @@ std::string group_launch_note(std::span<const GroupLaunch> groups);
 
 // cuda.grouped (small.cu): whether a group joins the grouped launch (its launch allows it, one
 // of the four uniform scalars, max(m, n, k) <= kFusedSizeBound, and not C <- beta C alone), and
-// that launch: every such group, one kernel per scalar and per 64 groups, each group's items
+// that launch: every such group, one kernel per scalar, size class and 64 groups, each group's items
 // computed exactly as the cuda.small family computes them.
 inline constexpr std::int64_t kFusedSizeBound = 64;
 bool fusable(const GroupLaunch& group);

@@ -191,12 +191,12 @@ std::string group_launch_note(std::span<const GroupLaunch> groups) {
   if (count < 2) return {};
   return "cuda.grouped runs " + std::to_string(count) + " of the " + std::to_string(groups.size()) +
          " groups (" + std::to_string(items) +
-         " items) together, one launch per scalar and 64 groups, in place of their choices";
+         " items) together, one launch per scalar, size class and 64 groups, in place of their choices";
 }
 
 void launch_groups(std::span<const GroupLaunch> groups, const Exec& e) {
   const CudaExec& exec = cuda_exec(e);
-  // Two groups or more that the grouped kernel takes: one launch per scalar for all of them.
+  // Two groups or more that the grouped kernel takes: one launch per scalar and size class.
   std::vector<const GroupLaunch*> fused;
   for (const GroupLaunch& g : groups) {
     if (fusable(g)) fused.push_back(&g);

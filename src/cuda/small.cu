@@ -329,26 +329,27 @@ void launch_small(const Problem& p, const CudaExec& exec) {
   check_launch("small_kernel");
 }
 
-// cuda.grouped: the small groups of a grouped call in one launch. The groups' arguments travel
+// cuda.grouped: the small groups of a grouped call in few launches. The groups' arguments travel
 // as kernel parameters (a table of up to kFusedGroups groups, so nothing is copied or allocated
 // for them); each block finds its group by the first block of every group and runs that
-// group's items exactly as small_kernel would, with the group's own register tile: results are
-// bit for bit those of the cuda.small family, whatever the tile. One kernel per scalar (4).
+// group's items exactly as small_kernel would: results are bit for bit those of the cuda.small
+// family, whatever the tile. Groups are split by size class, one kernel per register tile, so a
+// launch of 1 x 1 tiles is not held to the registers (and occupancy) of the 4 x 4 one.
+// One kernel per scalar and tile (12).
 constexpr int kFusedGroups = 64;
 
 template <class T>
 struct FusedTable {
   SmallArgs<T> group[kFusedGroups];
   std::uint32_t first_block[kFusedGroups];  // ascending; group g owns blocks up to the next
-  std::int8_t tile[kFusedGroups];           // 1, 2 or 4
   int count;
 };
 
 // Kernel parameters may take 32,764 bytes on sm_70 and later.
 constexpr std::size_t kMaxParameterBytes = 32764;
 
-template <class T>
-__global__ void __launch_bounds__(kThreads, kMinBlocks<T, 4>)
+template <class T, int TILE>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>)
     grouped_kernel(const __grid_constant__ FusedTable<T> table) {
   extern __shared__ unsigned char smem_raw[];
   T* const as = reinterpret_cast<T*>(smem_raw);
@@ -364,17 +365,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, 4>)
   }
   const SmallArgs<T>& args = table.group[lo];
   const std::int64_t item0 = static_cast<std::int64_t>(block - table.first_block[lo]) * args.items;
-  switch (table.tile[lo]) {
-    case 1:
-      small_block<T, 1>(args, as, item0);
-      break;
-    case 2:
-      small_block<T, 2>(args, as, item0);
-      break;
-    default:
-      small_block<T, 4>(args, as, item0);
-      break;
-  }
+  small_block<T, TILE>(args, as, item0);
 }
 
 // The register tile a group runs with in the grouped launch, by its size class: one element of
@@ -384,20 +375,20 @@ int fused_tile(const Problem& p) {
   return s <= 4 ? 1 : s <= 16 ? 2 : 4;
 }
 
-// One grouped launch per scalar and per kFusedGroups groups (or fewer, where a launch's blocks
+// One grouped launch per kFusedGroups groups of one tile (or fewer, where a launch's blocks
 // would pass the grid's limit). Groups go largest block first, so the blocks that take longest
 // start first and the launch ends with small ones.
-template <class T>
-void launch_fused(std::vector<const Problem*> groups, const CudaExec& exec) {
+template <class T, int TILE>
+void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec) {
   static_assert(sizeof(FusedTable<T>) <= kMaxParameterBytes);
   auto block_work = [](const Problem* p) {
-    const Packing pk = packing<T>(*p, fused_tile(*p));
+    const Packing pk = packing<T>(*p, TILE);
     return static_cast<double>(pk.items) * static_cast<double>(p->m * p->n * p->k);
   };
   std::stable_sort(groups.begin(), groups.end(), [&](const Problem* x, const Problem* y) {
     return block_work(x) > block_work(y);
   });
-  auto kernel = grouped_kernel<T>;
+  auto kernel = grouped_kernel<T, TILE>;
   std::size_t g = 0;
   while (g < groups.size()) {
     FusedTable<T> table{};
@@ -405,8 +396,7 @@ void launch_fused(std::vector<const Problem*> groups, const CudaExec& exec) {
     std::size_t shared = 0;
     while (g < groups.size() && table.count < kFusedGroups) {
       const Problem& p = *groups[g];
-      const int tile = fused_tile(p);
-      const Packing pk = packing<T>(p, tile);
+      const Packing pk = packing<T>(p, TILE);
       const std::int64_t mine = (p.batch + pk.items - 1) / pk.items;
       if (table.count > 0 && blocks + mine > kGridX) break;
       table.group[table.count] = SmallArgs<T>{
@@ -417,7 +407,6 @@ void launch_fused(std::vector<const Problem*> groups, const CudaExec& exec) {
           pk.side_i,
           pk.side_j};
       table.first_block[table.count] = static_cast<std::uint32_t>(blocks);
-      table.tile[table.count] = static_cast<std::int8_t>(tile);
       ++table.count;
       blocks += mine;
       shared = std::max(shared, pk.shared);
@@ -427,6 +416,19 @@ void launch_fused(std::vector<const Problem*> groups, const CudaExec& exec) {
     kernel<<<grid_dim(blocks, kGridX), kThreads, shared, exec.cuda_stream()>>>(table);
     check_launch("grouped_kernel");
   }
+}
+
+// One scalar's groups: the largest tile's launches first, so their long blocks are not a tail.
+template <class T>
+void launch_fused(const std::vector<const Problem*>& groups, const CudaExec& exec) {
+  std::vector<const Problem*> by_tile[3];
+  for (const Problem* p : groups) {
+    const int tile = fused_tile(*p);
+    by_tile[tile == 1 ? 0 : tile == 2 ? 1 : 2].push_back(p);
+  }
+  if (!by_tile[2].empty()) launch_fused_tile<T, 4>(std::move(by_tile[2]), exec);
+  if (!by_tile[1].empty()) launch_fused_tile<T, 2>(std::move(by_tile[1]), exec);
+  if (!by_tile[0].empty()) launch_fused_tile<T, 1>(std::move(by_tile[0]), exec);
 }
 
 using Launcher = void (*)(const Problem&, const CudaExec&);
@@ -520,7 +522,7 @@ void launch_fused_groups(std::span<const GroupLaunch* const> groups, const CudaE
       if (g->problem->dtype == s) mine.push_back(g->problem);
     }
     if (mine.empty()) continue;
-    dispatch(DType(s), [&]<class H>() { launch_fused<device_t<H>>(std::move(mine), exec); });
+    dispatch(DType(s), [&]<class H>() { launch_fused<device_t<H>>(mine, exec); });
   }
 }
 
