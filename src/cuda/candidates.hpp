@@ -26,10 +26,15 @@ void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec);
 std::string group_launch_note(std::span<const GroupLaunch> groups);
 
 // cuda.grouped (small.cu): whether a group joins the grouped launch (its launch allows it, one
-// of the four uniform scalars, max(m, n, k) <= kFusedSizeBound, and not C <- beta C alone), and
+// of the four uniform scalars, max(m, n, k) <= kFusedSizeBound, at most kFusedGroupBytes of
+// operands, and not C <- beta C alone), and
 // that launch: every such group, one kernel per scalar, size class and 64 groups, each group's items
 // computed exactly as the cuda.small family computes them.
 inline constexpr std::int64_t kFusedSizeBound = 64;
+// A group moving more bytes than this runs its own choice: its launch costs little against its
+// work, and the table's kernel for its size alone was measured faster than the grouped one
+// (bench --grouped on the H200: 1.2-2.4x at 10^5 and 10^6 items, 64 sizes).
+inline constexpr std::int64_t kFusedGroupBytes = std::int64_t{8} << 20;
 bool fusable(const GroupLaunch& group);
 void launch_fused_groups(std::span<const GroupLaunch* const> groups, const CudaExec& exec);
 

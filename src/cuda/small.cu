@@ -510,9 +510,14 @@ std::span<const Candidate* const> small_candidates() {
 
 bool fusable(const GroupLaunch& g) {
   const Problem& p = *g.problem;
-  return g.may_fuse && uniform_only(p.dtype) == nullptr && p.m <= kFusedSizeBound &&
-         p.n <= kFusedSizeBound && p.k <= kFusedSizeBound && p.k != 0 && p.batch > 0 &&
-         p.alpha != std::complex<double>(0.0, 0.0);
+  if (!g.may_fuse || uniform_only(p.dtype) != nullptr || p.m > kFusedSizeBound ||
+      p.n > kFusedSizeBound || p.k > kFusedSizeBound || p.k == 0 || p.batch <= 0 ||
+      p.alpha == std::complex<double>(0.0, 0.0)) {
+    return false;
+  }
+  const std::int64_t bytes =
+      p.batch * (p.m * p.k + p.k * p.n + p.m * p.n) * static_cast<std::int64_t>(size_of(p.dtype.in));
+  return bytes <= kFusedGroupBytes;
 }
 
 void launch_fused_groups(std::span<const GroupLaunch* const> groups, const CudaExec& exec) {

@@ -8,6 +8,7 @@
 
 #include "core/backend.hpp"
 #include "core/candidate.hpp"
+#include "cuda/candidates.hpp"
 #include "gemmroute/gemmroute.hpp"
 #include "gpu.hpp"
 
@@ -39,6 +40,33 @@ TEST(CudaWithoutGpu, EachBackendHasItsDefaultSelection) {
   EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->default_selector(),
             Selector::nearest);
   EXPECT_EQ(make_backend(Device::cpu())->default_selector(), Selector::predict);
+}
+
+// A grouped call's group joins the grouped launch only when it is small in sizes and in bytes
+// (the byte bound: bench/results/h200/README.md, "Grouped batches"), its launch allows it, and
+// there is a product to compute.
+TEST(CudaWithoutGpu, OnlySmallGroupsJoinTheGroupedLaunch) {
+  auto group = [](Scalar s, std::int64_t n, std::int64_t batch) {
+    Problem p;
+    p.dtype = s;
+    p.m = p.n = p.k = n;
+    p.batch = batch;
+    return p;
+  };
+  auto joins = [](const Problem& p, bool may_fuse = true) {
+    return cuda::fusable(GroupLaunch{nullptr, &p, may_fuse});
+  };
+  // 64^3 f32: 48 KiB an item, so 170 items are 7.97 MiB and 171 are 8.02 MiB.
+  EXPECT_TRUE(joins(group(Scalar::f32, 64, 170)));
+  EXPECT_FALSE(joins(group(Scalar::f32, 64, 171)));
+  EXPECT_TRUE(joins(group(Scalar::c64, 2, 40000)));   // 1.83 MiB
+  EXPECT_FALSE(joins(group(Scalar::c64, 2, 200000)));  // 9.16 MiB
+  EXPECT_FALSE(joins(group(Scalar::f32, 65, 1)));
+  EXPECT_FALSE(joins(group(Scalar::f32, 4, 10), false));
+  EXPECT_FALSE(joins(group(Scalar::f32, 4, 0)));
+  Problem scale_only = group(Scalar::f64, 4, 10);
+  scale_only.alpha = 0.0;
+  EXPECT_FALSE(joins(scale_only));
 }
 
 // bench/results/h200/README.md ("Reach"); the CPU's tables speak only for their own forms.
