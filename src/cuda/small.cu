@@ -149,14 +149,16 @@ __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items
       return;
     }
   }
-  // Element by element: item, then column-major within the item; coalesced along columns.
+  // Element by element: item, then column-major within the item; coalesced along columns. The
+  // position is decoded once, for the load and the store.
   for (std::uint32_t e = tid; e < total; e += nt) {
     const std::uint32_t item = s.per_item.div(e);
     const std::uint32_t local = e - item * per;
     const std::uint32_t c = s.by_rows.div(local);
     const std::uint32_t r = local - c * s.rows;
     const T* x = s.array ? s.array[item0 + item] : s.base + (item0 + item) * s.stride;
-    store_staged(dst, s, e, x[r + static_cast<std::int64_t>(c) * s.ld]);
+    const T v = maybe_conj(x[r + static_cast<std::int64_t>(c) * s.ld], s.conj);
+    dst[s.to_op ? item * s.region + c + r * s.ld_s : e] = v;
   }
 }
 
@@ -515,9 +517,7 @@ bool fusable(const GroupLaunch& g) {
       p.alpha == std::complex<double>(0.0, 0.0)) {
     return false;
   }
-  const std::int64_t bytes =
-      p.batch * (p.m * p.k + p.k * p.n + p.m * p.n) * static_cast<std::int64_t>(size_of(p.dtype.in));
-  return bytes <= kFusedGroupBytes;
+  return operand_bytes(p) <= kFusedGroupBytes;
 }
 
 void launch_fused_groups(std::span<const GroupLaunch* const> groups, const CudaExec& exec) {
