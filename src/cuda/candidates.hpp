@@ -34,7 +34,6 @@ inline constexpr std::int64_t kFusedSizeBound = 64;
 // A group moving more bytes than this runs its own choice: its launch costs little against its
 // work, and the table's kernel for its size alone was measured faster than the grouped one
 // (bench --grouped on the H200: 1.2-2.4x at 10^5 and 10^6 items, 64 sizes).
-// The same bound keeps large groups out of cuBLAS's grouped call (cublas.cpp).
 inline constexpr std::int64_t kFusedGroupBytes = std::int64_t{8} << 20;
 // Bytes of A, B and C over a problem's items without padding, in the input scalar's size.
 inline std::int64_t operand_bytes(const Problem& p) {

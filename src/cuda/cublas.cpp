@@ -167,14 +167,22 @@ bool joins(const Problem& prev, const Problem& next) {
          follows(prev.b.array, next.b.array) && follows(prev.c.array, next.c.array);
 }
 
-// A group joins cuBLAS's grouped call only when small in bytes: on the H200 that call is slower
-// than one batched call a group once groups are large (bench --grouped, f32 64 sizes at 10^5
-// items: 9.8% of the roofline against 31%), and faster when they are small (10^4: 9.6% and 6%).
+// Where the launch is ours to shape (no pin, not route=vendor), a group joins cuBLAS's grouped
+// call only when small in bytes: on the H200 that call is slower than one batched call a group
+// once groups are large, and faster when they are small (bench --grouped, 64 sizes, fraction of
+// the roofline, grouped call against a call a group: f32 9.6% / 6.2% at 10^4 items, 9.8% / 31%
+// at 10^5; f64 35.6% / 10.7% at 10^4, 37.6% / 42.4% at 10^5; f64's groups of 8-14 MiB at 10^4
+// ran faster in the grouped call, hence its larger bound). A pinned call keeps cuBLAS's grouped
+// call for all its groups, as a cuBLAS user would write it.
+std::int64_t grouped_call_bytes(Scalar s) {
+  return s == Scalar::f64 ? std::int64_t{16} << 20 : std::int64_t{8} << 20;
+}
+
 bool groupable(const GroupLaunch& g) {
   const Problem& p = *g.problem;
   return g.candidate == &cublas_candidate() && (p.dtype == Scalar::f32 || p.dtype == Scalar::f64) &&
          p.k != 0 && p.alpha != std::complex<double>(0.0, 0.0) &&
-         operand_bytes(p) <= kFusedGroupBytes;
+         (!g.may_fuse || operand_bytes(p) <= grouped_call_bytes(p.dtype.in));
 }
 
 }  // namespace
