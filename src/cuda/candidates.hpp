@@ -19,17 +19,18 @@ const Candidate& reg_candidate();     // cuda.reg: 128 x 128 x 8 register tiles,
 const Candidate& wide_candidate();    // cuda.wide: 64 x 64 x 8 register tiles, f64 c32 c64
 
 // A grouped call's groups in order (cublas.cpp): the groups the grouped kernel may take run in
-// one launch per scalar and size class (cuda.grouped); of the rest, consecutive groups that all chose `cublas`
-// for one real scalar go to cuBLAS as one grouped call, and every other group runs alone.
+// one launch per scalar and size class (cuda.grouped); of the rest, consecutive groups that all
+// chose `cublas` for one real scalar go to cuBLAS as one grouped call (where the launch is ours
+// to shape, only groups small in bytes), and every other group runs alone.
 void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec);
 // What launch_groups will do with the groups beyond their own candidates (GEMMROUTE_LOG).
 std::string group_launch_note(std::span<const GroupLaunch> groups);
 
 // cuda.grouped (small.cu): whether a group joins the grouped launch (its launch allows it, one
 // of the four uniform scalars, max(m, n, k) <= kFusedSizeBound, at most kFusedGroupBytes of
-// operands, and not C <- beta C alone), and
-// that launch: every such group, one kernel per scalar, size class and 64 groups, each group's items
-// computed exactly as the cuda.small family computes them.
+// operands, and not C <- beta C alone), and that launch: every such group, one kernel per
+// scalar, size class and 64 groups, each group's items computed exactly as the cuda.small
+// family computes them.
 inline constexpr std::int64_t kFusedSizeBound = 64;
 // A group moving more bytes than this runs its own choice: its launch costs little against its
 // work, and the table's kernel for its size alone was measured faster than the grouped one

@@ -203,7 +203,8 @@ std::string group_launch_note(std::span<const GroupLaunch> groups) {
   if (count < 2) return {};
   return "cuda.grouped runs " + std::to_string(count) + " of the " + std::to_string(groups.size()) +
          " groups (" + std::to_string(items) +
-         " items) together, one launch per scalar, size class and 64 groups, in place of their choices";
+         " items) together, one launch per scalar, size class and 64 groups, in place of their "
+         "choices";
 }
 
 void launch_groups(std::span<const GroupLaunch> groups, const Exec& e) {

@@ -59,8 +59,9 @@ TEST(CudaWithoutGpu, OnlySmallGroupsJoinTheGroupedLaunch) {
   // 64^3 f32: 48 KiB an item, so 170 items are 7.97 MiB and 171 are 8.02 MiB.
   EXPECT_TRUE(joins(group(Scalar::f32, 64, 170)));
   EXPECT_FALSE(joins(group(Scalar::f32, 64, 171)));
-  EXPECT_TRUE(joins(group(Scalar::c64, 2, 40000)));   // 1.83 MiB
-  EXPECT_FALSE(joins(group(Scalar::c64, 2, 200000)));  // 9.16 MiB
+  // 2^3 c64: 192 bytes an item, so 43690 items are just under 8 MiB and 43691 just over.
+  EXPECT_TRUE(joins(group(Scalar::c64, 2, 43690)));
+  EXPECT_FALSE(joins(group(Scalar::c64, 2, 43691)));
   EXPECT_FALSE(joins(group(Scalar::f32, 65, 1)));
   EXPECT_FALSE(joins(group(Scalar::f32, 4, 10), false));
   EXPECT_FALSE(joins(group(Scalar::f32, 4, 0)));
@@ -72,7 +73,8 @@ TEST(CudaWithoutGpu, OnlySmallGroupsJoinTheGroupedLaunch) {
 // bench/results/h200/README.md ("Reach"); the CPU's tables speak only for their own forms.
 TEST(CudaWithoutGpu, EachBackendHasItsReach) {
   bool offline = false;
-  EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->reach(), (Reach{0.5, 0.2, 0.5, 1024}));
+  EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->reach(),
+            (Reach{0.5, 0.2, 0.5, 1024}));
   EXPECT_EQ(make_backend(Device::cpu())->reach(), Reach{});
 }
 
