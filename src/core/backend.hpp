@@ -3,6 +3,7 @@
 // register in the one list of the build (src/backends.cpp), so core names none of them.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -78,6 +79,10 @@ class Backend {
   // default: only rows of the key's forms and layout, for every entry at any distance.
   virtual Reach reach() const { return {}; }
   virtual bool host_memory() const { return true; }
+  // The largest pointer alignment, in bytes (a power of two), that selection can depend on: the
+  // key's packed layout (16) and any candidate's can_run. A repeated call whose pointers agree
+  // with the last call's up to it chooses the same candidate (src/core/gemm.cpp).
+  virtual std::uintptr_t selection_alignment() const { return 256; }
   // The execution resources of one Context: on the caller's stream when `stream` is not null
   // (a cudaStream_t on CUDA), else on resources of its own.
   virtual std::unique_ptr<Exec> make_exec(void* stream) const;

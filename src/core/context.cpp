@@ -220,6 +220,7 @@ Context::Context(Device device, CUstream_st* stream)
   state_->backend = make_backend(device);
   state_->exec = state_->backend->make_exec(stream);
   state_->host_memory = state_->backend->host_memory();
+  state_->selection_alignment = state_->backend->selection_alignment();
   if (!state_->env.selector_set) state_->env.selector = state_->backend->default_selector();
   if (!state_->env.pin.empty()) state_->env_pin = state_->backend->resolve(state_->env.pin);
   if (!state_->env.record.empty()) state_->recorder = &Recorder::open(state_->env.record);

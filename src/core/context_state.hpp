@@ -47,7 +47,8 @@ struct ContextState {
   Device device;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Exec> exec;
-  bool host_memory = true;  // backend->host_memory(), asked once
+  bool host_memory = true;                   // backend->host_memory(), asked once
+  std::uintptr_t selection_alignment = 256;  // backend->selection_alignment(), asked once
   Environment env;
   std::shared_ptr<const Table> table;  // GEMMROUTE_TABLE, else the default; may be null
   Resolved env_pin;                    // GEMMROUTE_PIN resolved (candidate null when unset)
@@ -98,6 +99,10 @@ struct ContextState {
 // The table at `path` for a Context; warns once per file and process on stderr where a fingerprint
 // mismatch made entries not runnable.
 std::shared_ptr<const Table> load_for_context(const std::string& path, const Backend& backend);
+
+// The candidate this thread's last kept call chose (src/core/gemm.cpp), which the same call
+// again runs without validation or selection; null before any. For tests.
+const Candidate* kept_choice() noexcept;
 
 struct Access {
   // Throws Error(invalid_argument) for a moved-from Context.

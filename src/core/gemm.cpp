@@ -2,6 +2,7 @@
 #include "gemmroute/gemm.hpp"
 
 #include <bit>
+#include <cstdint>
 #include <cstdio>
 #include <span>
 #include <string>
@@ -77,8 +78,78 @@ void apply_precision(Problem& p, const Options& options) {
   if (options.tf32 && p.dtype == Scalar::f32) p.dtype.compute = Compute::tf32;
 }
 
+// A thread's last routed strided call, so that the same call again skips validation and
+// selection (a program calling one shape in a loop: most of a small call's host time). Both are
+// functions of what is kept here: the Context (its backend, Exec and environment), the table and
+// the overrides; the scalars, forms, sizes, leading dimensions, strides, alpha and beta; which
+// pointers are null and each pointer's alignment up to the backend's selection_alignment (CPU:
+// the packed layout's 16 bytes; CUDA: 256, cuda.stream's granule and cuBLASLt's caps). A
+// call with a pin, GEMMROUTE_LOG or GEMMROUTE_RECORD, Options::table (loaded on first use, after
+// validation), or pointer arrays, takes the full path and is not kept.
+struct RepeatCall {
+  std::uint64_t context = 0;  // ContextState::id: never reused, 0 is none
+  const Table* table = nullptr;
+  Route route = Route::automatic;
+  Selector selector = kDefaultSelector;
+  bool deterministic = false;
+  Problem given;              // as the call gave it, each pointer as its alignment (or null)
+  Op ta = Op::N, tb = Op::N;  // as validation folded them
+  const Candidate* choice = nullptr;
+};
+
+constinit thread_local RepeatCall t_repeat{};
+
+// A pointer as the largest power of two up to `most` that divides it; null stays null.
+const void* pointer_class(const void* p, std::uintptr_t most) noexcept {
+  const auto bits = reinterpret_cast<std::uintptr_t>(p) | most;
+  return p ? reinterpret_cast<const void*>(bits & (~bits + 1)) : nullptr;
+}
+
+bool same_operand(const Operand& x, const Operand& kept, std::uintptr_t most) noexcept {
+  return pointer_class(x.base, most) == kept.base && x.ld == kept.ld && x.stride == kept.stride;
+}
+
+bool same_call(const detail::ContextState& st, const Table* table, const Overrides& ov,
+               const Problem& p) noexcept {
+  const RepeatCall& r = t_repeat;
+  const Problem& g = r.given;
+  return r.context == st.id && r.table == table && r.route == ov.route &&
+         r.selector == ov.selector && r.deterministic == ov.deterministic && p.dtype == g.dtype &&
+         p.ta == g.ta && p.tb == g.tb && p.m == g.m && p.n == g.n && p.k == g.k &&
+         p.batch == g.batch && p.alpha == g.alpha && p.beta == g.beta &&
+         same_operand(p.a, g.a, st.selection_alignment) &&
+         same_operand(p.b, g.b, st.selection_alignment) &&
+         same_operand(p.c, g.c, st.selection_alignment) && !p.pointer_array();
+}
+
+void keep_call(const detail::ContextState& st, const Table* table, const Overrides& ov,
+               const Problem& given, const Problem& validated, const Candidate& choice) noexcept {
+  RepeatCall& r = t_repeat;
+  r.context = st.id;
+  r.table = table;
+  r.route = ov.route;
+  r.selector = ov.selector;
+  r.deterministic = ov.deterministic;
+  r.given = given;
+  for (Operand* o : {&r.given.a, &r.given.b, &r.given.c}) {
+    o->base = pointer_class(o->base, st.selection_alignment);
+  }
+  r.ta = validated.ta;
+  r.tb = validated.tb;
+  r.choice = &choice;
+}
+
+}  // namespace
+
+const Candidate* detail::kept_choice() noexcept {
+  return t_repeat.choice;
+}
+
+namespace {
+
 // Every plain call's path: the order (a row-major call runs as its column-major transpose),
-// the options, validation, then the choice and the launch.
+// the options, validation, then the choice and the launch; or, for the thread's last call
+// again, its validated forms and its choice.
 void run(Context& ctx, Order order, Problem& p, const Options& options) {
   check_order(order, "order");
   const bool swapped = order == Order::row_major;
@@ -86,6 +157,25 @@ void run(Context& ctx, Order order, Problem& p, const Options& options) {
   detail::ContextState& st = detail::Access::state(ctx);
   check_options(options);
   apply_precision(p, options);
+  const bool keepable = options.pin.empty() && options.table.empty() && st.env.pin.empty() &&
+                        !st.env.log && !st.recorder && !p.pointer_array();
+  if (keepable) {
+    const Table* table = st.table.get();
+    const Overrides ov = st.overrides_for(options);
+    if (same_call(st, table, ov, p)) {
+      p.ta = t_repeat.ta;
+      p.tb = t_repeat.tb;
+      t_repeat.choice->launch(p, *st.exec);
+      return;
+    }
+    const Problem given = p;
+    validate(p, swapped, st.host_memory);
+    if (is_noop(p)) return;
+    const Candidate& c = choose(st, p, table, ov);
+    keep_call(st, table, ov, given, p, c);
+    c.launch(p, *st.exec);
+    return;
+  }
   validate(p, swapped, st.host_memory);
   if (is_noop(p)) return;
   const Table* table = st.table_for(options);

@@ -65,6 +65,10 @@ class CpuBackend final : public Backend {
   BackendKind kind() const override {
     return BackendKind::cpu;
   }
+  // No CPU candidate's can_run looks at a pointer: only the packed layout's 16 bytes count.
+  std::uintptr_t selection_alignment() const override {
+    return 16;
+  }
   std::string_view name() const override {
     return "cpu";
   }

@@ -1,13 +1,20 @@
 // The public API: argument errors before any write, BLAS quick returns, row-major calls,
 // pointer arrays, grouped batches, pins, routes, the environment and determinism.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <complex>
+#include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
+#include <thread>
 
+#include "core/candidate.hpp"
+#include "core/context_state.hpp"
 #include "core/problem.hpp"
 #include "gemmroute/gemmroute.hpp"
 #include "reference/reference.hpp"
@@ -520,6 +527,143 @@ TEST(GemmDeterminism, SameCallTwiceSameBytes) {
     }
     EXPECT_TRUE(test::same_bytes(c1, c2)) << size;
   }
+}
+
+// Floats from a 256-byte boundary, so that buffers of one call made in turn have the same
+// alignment (a repeat is recognised by each pointer's alignment, up to 256 bytes).
+class AlignedFloats {
+ public:
+  explicit AlignedFloats(std::int64_t n) : raw_(static_cast<std::size_t>(n) + 64) {
+    const auto at = reinterpret_cast<std::uintptr_t>(raw_.data());
+    data_ = raw_.data() + (256 - at % 256) % 256 / sizeof(float);
+    size_ = n;
+  }
+  float* data() { return data_; }
+  std::vector<float> values() const { return {data_, data_ + size_}; }
+  void assign(const std::vector<float>& v) { std::copy(v.begin(), v.end(), data_); }
+
+ private:
+  std::vector<float> raw_;
+  float* data_;
+  std::int64_t size_;
+};
+
+// A thread's last call is kept so that the same call again skips validation and selection
+// (src/core/gemm.cpp). Each variation below differs from the first case in one thing that can
+// change what runs (route, determinism, TF32, scalars, forms, sizes, leading dimensions,
+// alignment, order; and the Context): after the first case, it runs twice on this thread, the
+// second time as a repeat, and once on a fresh thread that has kept nothing. All three must give
+// the same bytes. With k = 600, OpenBLAS (route vendor) and the native kernels sum in different
+// orders, so a repeat that ran the previous call's choice would show.
+struct RepeatCase {
+  const char* what;
+  Order order = Order::col_major;
+  Op ta = Op::N;
+  std::int64_t m = 24, n = 20, k = 600, lda = 600, offset = 0, batch = 3;
+  float alpha = 1.25f, beta = 0.5f;
+  Options options;
+};
+
+TEST(GemmRepeat, TheSameCallAgainRunsAsAFreshCallWould) {
+  std::vector<RepeatCase> cases(13);
+  cases[0].what = "first";
+  cases[1].what = "route vendor";
+  cases[1].options.route = Route::vendor;
+  cases[2].what = "route native";
+  cases[2].options.route = Route::native;
+  cases[3].what = "k";
+  cases[3].k = 16;
+  cases[4].what = "deterministic";
+  cases[4].options.deterministic = true;
+  cases[5].what = "tf32";
+  cases[5].options.tf32 = true;
+  cases[6].what = "beta 0";
+  cases[6].beta = 0.0f;
+  cases[7].what = "alpha";
+  cases[7].alpha = -3.0f;
+  cases[8].what = "op T";
+  cases[8].ta = Op::T;
+  cases[9].what = "padded lda";
+  cases[9].lda = 601;
+  cases[10].what = "bases one element on";
+  cases[10].offset = 1;
+  cases[11].what = "row major";
+  cases[11].order = Order::row_major;
+  cases[12].what = "batch";
+  cases[12].batch = 200;
+  std::mt19937_64 rng(21);
+  const std::int64_t stride = 16384, room = stride * 200 + 1;
+  AlignedFloats a(room), b(room), once(room), again(room), fresh(room);
+  std::vector<float> c0(room);
+  for (float* x : {a.data(), b.data()}) {
+    for (std::int64_t i = 0; i < room; ++i) x[i] = test::random_scalar<float>(rng);
+  }
+  for (auto& x : c0) x = test::random_scalar<float>(rng);
+  // Rows that give the first case, and the cases that change its key, different choices, so a
+  // repeat that ran the first case's choice shows in the choice as well as in the bytes.
+  const auto table_path = std::filesystem::temp_directory_path() /
+                          ("gemmroute-repeat-" + std::to_string(getpid()) + ".table");
+  {
+    std::ofstream t(table_path);
+    t << "gemmroute-table 1\nfingerprint.backend cpu\nmethod transcribed test fixture\n"
+         "row f32 N N strided 24 20 600 3 transcribed cpu.tile cpu.direct\n"
+         "row f32 N N strided 24 20 16 3 transcribed cpu.direct cpu.tile\n"
+         "row f32 T N strided 24 20 600 3 transcribed cpu.direct cpu.tile\n"
+         "row f32 N N strided 24 20 600 200 transcribed cpu.direct cpu.tile\n"
+         "row f32 N N strided 20 24 600 3 transcribed cpu.direct cpu.tile\n";
+  }
+  ScopedEnv table("GEMMROUTE_TABLE", table_path.c_str());
+  Context ctx, other;
+  std::filesystem::remove(table_path);
+  auto call = [&](Context& on, const RepeatCase& r, AlignedFloats& c) {
+    c.assign(c0);
+    // Leading dimensions that fit every case, so each case changes only what it says.
+    gemm<float>(on, r.order, r.ta, Op::N, r.m, r.n, r.k, r.alpha, a.data() + r.offset, r.lda,
+                stride, b.data() + r.offset, 600, stride, r.beta, c.data() + r.offset, 24, stride,
+                r.batch, r.options);
+  };
+  auto spelling = [] {
+    const Candidate* c = detail::kept_choice();
+    return c ? std::string(c->spelling()) : std::string("(none)");
+  };
+  for (Context* on : {&ctx, &other}) {
+    for (const RepeatCase& r : cases) {
+      call(*on, cases[0], once);  // kept: each case differs from it in one thing
+      call(*on, cases[0], once);
+      call(*on, r, once);
+      const std::string chosen = spelling();
+      call(*on, r, again);  // the thread's last call: kept
+      std::string fresh_choice;
+      std::thread([&] {
+        call(*on, r, fresh);
+        fresh_choice = spelling();
+      }).join();
+      EXPECT_EQ(chosen, fresh_choice) << r.what;
+      EXPECT_EQ(spelling(), fresh_choice) << r.what << ", repeated";
+      EXPECT_TRUE(test::same_bytes(once.values(), fresh.values())) << r.what;
+      EXPECT_TRUE(test::same_bytes(again.values(), fresh.values())) << r.what << ", repeated";
+    }
+  }
+}
+
+// A repeat that differs only in a pointer being null is refused, naming it, as a first call is.
+TEST(GemmRepeat, ARepeatWithANullPointerIsStillRefused) {
+  Context ctx;
+  Operands o;
+  auto call = [&](const float* b) {
+    gemm<float>(ctx, Op::N, Op::N, o.m, o.n, o.k, 1.5f, o.a.data(), o.m, o.m * o.k, b, o.k,
+                o.k * o.n, 0.5f, o.c.data(), o.m, o.m * o.n, o.batch);
+  };
+  call(o.b.data());
+  call(o.b.data());
+  const auto before = o.c;
+  try {
+    call(nullptr);
+    ADD_FAILURE() << "no error for a null B";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.argument(), "b") << e.what();
+  }
+  EXPECT_TRUE(test::same_bytes(o.c, before));
 }
 
 }  // namespace

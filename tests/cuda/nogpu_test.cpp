@@ -42,6 +42,15 @@ TEST(CudaWithoutGpu, EachBackendHasItsDefaultSelection) {
   EXPECT_EQ(make_backend(Device::cpu())->default_selector(), Selector::predict);
 }
 
+// What a repeated call compares of its pointers (src/core/gemm.cpp): on CUDA, alignment up to
+// 256 bytes (cuda.stream's granule, cuBLASLt's alignment caps); on the CPU, the packed layout's
+// 16 bytes, since no CPU candidate's can_run looks at a pointer.
+TEST(CudaWithoutGpu, EachBackendSaysWhichPointerAlignmentSelectionSees) {
+  bool offline = false;
+  EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->selection_alignment(), 256u);
+  EXPECT_EQ(make_backend(Device::cpu())->selection_alignment(), 16u);
+}
+
 // A grouped call's group joins the grouped launch only when it is small in sizes and in bytes
 // (the byte bound: bench/results/h200/README.md, "Grouped batches"), its launch allows it, and
 // there is a product to compute.
