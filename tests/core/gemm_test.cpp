@@ -552,14 +552,14 @@ class AlignedFloats {
 // (src/core/gemm.cpp). Each variation below differs from the first case in one thing that can
 // change what runs (route, determinism, TF32, scalars, forms, sizes, leading dimensions,
 // alignment, order; and the Context): after the first case, it runs twice on this thread, the
-// second time as a repeat, and once on a fresh thread that has kept nothing. All three must give
-// the same bytes. With k = 600, OpenBLAS (route vendor) and the native kernels sum in different
-// orders, so a repeat that ran the previous call's choice would show.
+// second time as a repeat, and once on a fresh thread that has kept nothing. The repeat must
+// choose what the fresh thread chooses, and all three give the same bytes. A fixture table
+// makes the choice change with k, ta, batch, m and n; the route changes it too.
 struct RepeatCase {
   const char* what;
   Order order = Order::col_major;
   Op ta = Op::N;
-  std::int64_t m = 24, n = 20, k = 600, lda = 600, offset = 0, batch = 3;
+  std::int64_t m = 24, n = 20, k = 24, lda = 24, offset = 0, batch = 3;
   float alpha = 1.25f, beta = 0.5f;
   Options options;
 };
@@ -584,7 +584,7 @@ TEST(GemmRepeat, TheSameCallAgainRunsAsAFreshCallWould) {
   cases[8].what = "op T";
   cases[8].ta = Op::T;
   cases[9].what = "padded lda";
-  cases[9].lda = 601;
+  cases[9].lda = 27;
   cases[10].what = "bases one element on";
   cases[10].offset = 1;
   cases[11].what = "row major";
@@ -606,20 +606,21 @@ TEST(GemmRepeat, TheSameCallAgainRunsAsAFreshCallWould) {
   {
     std::ofstream t(table_path);
     t << "gemmroute-table 1\nfingerprint.backend cpu\nmethod transcribed test fixture\n"
-         "row f32 N N strided 24 20 600 3 transcribed cpu.tile cpu.direct\n"
+         "row f32 N N strided 24 20 24 3 transcribed cpu.tile cpu.direct\n"
          "row f32 N N strided 24 20 16 3 transcribed cpu.direct cpu.tile\n"
-         "row f32 T N strided 24 20 600 3 transcribed cpu.direct cpu.tile\n"
-         "row f32 N N strided 24 20 600 200 transcribed cpu.direct cpu.tile\n"
-         "row f32 N N strided 20 24 600 3 transcribed cpu.direct cpu.tile\n";
+         "row f32 T N strided 24 20 24 3 transcribed cpu.direct cpu.tile\n"
+         "row f32 N N strided 24 20 24 200 transcribed cpu.direct cpu.tile\n"
+         "row f32 N N strided 20 24 24 3 transcribed cpu.direct cpu.tile\n";
   }
   ScopedEnv table("GEMMROUTE_TABLE", table_path.c_str());
   Context ctx, other;
   std::filesystem::remove(table_path);
   auto call = [&](Context& on, const RepeatCase& r, AlignedFloats& c) {
     c.assign(c0);
-    // Leading dimensions that fit every case, so each case changes only what it says.
+    // Leading dimensions that fit every case (24: m = k = 24 >= n), so each case changes only
+    // what it says.
     gemm<float>(on, r.order, r.ta, Op::N, r.m, r.n, r.k, r.alpha, a.data() + r.offset, r.lda,
-                stride, b.data() + r.offset, 600, stride, r.beta, c.data() + r.offset, 24, stride,
+                stride, b.data() + r.offset, 24, stride, r.beta, c.data() + r.offset, 24, stride,
                 r.batch, r.options);
   };
   auto spelling = [] {
