@@ -93,7 +93,7 @@ struct RepeatCall {
   Selector selector = kDefaultSelector;
   bool deterministic = false;
   Problem given;              // as the call gave it, each pointer as its alignment (or null)
-  Op ta = Op::N, tb = Op::N;  // as validation folded them
+  Op ta = Op::N, tb = Op::N;  // as validation folded them (the only fields validation changes)
   const Candidate* choice = nullptr;
 };
 
@@ -119,18 +119,22 @@ bool same_call(const detail::ContextState& st, const Table* table, const Overrid
          p.batch == g.batch && p.alpha == g.alpha && p.beta == g.beta &&
          same_operand(p.a, g.a, st.selection_alignment) &&
          same_operand(p.b, g.b, st.selection_alignment) &&
-         same_operand(p.c, g.c, st.selection_alignment) && !p.pointer_array();
+         same_operand(p.c, g.c, st.selection_alignment);
 }
 
+// Keeps a validated call: `given_ta` and `given_tb` are its forms before validation folded them.
 void keep_call(const detail::ContextState& st, const Table* table, const Overrides& ov,
-               const Problem& given, const Problem& validated, const Candidate& choice) noexcept {
+               const Problem& validated, Op given_ta, Op given_tb,
+               const Candidate& choice) noexcept {
   RepeatCall& r = t_repeat;
   r.context = st.id;
   r.table = table;
   r.route = ov.route;
   r.selector = ov.selector;
   r.deterministic = ov.deterministic;
-  r.given = given;
+  r.given = validated;
+  r.given.ta = given_ta;
+  r.given.tb = given_tb;
   for (Operand* o : {&r.given.a, &r.given.b, &r.given.c}) {
     o->base = pointer_class(o->base, st.selection_alignment);
   }
@@ -159,28 +163,20 @@ void run(Context& ctx, Order order, Problem& p, const Options& options) {
   apply_precision(p, options);
   const bool keepable = options.pin.empty() && options.table.empty() && st.env.pin.empty() &&
                         !st.env.log && !st.recorder && !p.pointer_array();
-  if (keepable) {
-    const Table* table = st.table.get();
-    const Overrides ov = st.overrides_for(options);
-    if (same_call(st, table, ov, p)) {
-      p.ta = t_repeat.ta;
-      p.tb = t_repeat.tb;
-      t_repeat.choice->launch(p, *st.exec);
-      return;
-    }
-    const Problem given = p;
-    validate(p, swapped, st.host_memory);
-    if (is_noop(p)) return;
-    const Candidate& c = choose(st, p, table, ov);
-    keep_call(st, table, ov, given, p, c);
-    c.launch(p, *st.exec);
+  if (keepable && same_call(st, st.table.get(), st.overrides_for(options), p)) {
+    p.ta = t_repeat.ta;
+    p.tb = t_repeat.tb;
+    t_repeat.choice->launch(p, *st.exec);
     return;
   }
+  const Op given_ta = p.ta, given_tb = p.tb;
   validate(p, swapped, st.host_memory);
   if (is_noop(p)) return;
   const Table* table = st.table_for(options);
-  Overrides ov = st.overrides_for(options);
-  choose(st, p, table, ov).launch(p, *st.exec);
+  const Overrides ov = st.overrides_for(options);
+  const Candidate& c = choose(st, p, table, ov);
+  if (keepable) keep_call(st, table, ov, p, given_ta, given_tb, c);
+  c.launch(p, *st.exec);
 }
 
 // A grouped item as a validated pointer-array batch of one (row-major items already swapped).
