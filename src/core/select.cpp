@@ -114,6 +114,15 @@ const Entry* vendor_entry(const Row& row, const Backend& backend) {
   return nullptr;
 }
 
+// A key whose call is bound by its launch, not its work (Reach::launch_bytes).
+bool launch_bound(const Key& q, const Reach& reach) {
+  if (q.k > reach.launch_depth) return false;  // also when the rule is off (depth 0)
+  const double bytes = double(q.batch) * (double(q.m) * double(q.k) + double(q.k) * double(q.n) +
+                                          double(q.m) * double(q.n)) *
+                       double(size_of(q.dtype.in));
+  return bytes <= reach.launch_bytes;
+}
+
 }  // namespace
 
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
@@ -165,16 +174,22 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
   const Entry* vendor = s.lookup.basis == Basis::nearest && table->reach.vendor_growth > 0
                             ? vendor_entry(*s.lookup.row, backend)
                             : nullptr;
-  bool same_item = false;  // the row's items are the key's: its batch distance counts less
+  const char* discount = "";  // why the distance the rule counts is less than the row's
   double reach_distance = s.lookup.distance;
-  if (vendor && table->reach.same_item_batch != 1) {
+  if (vendor) {
     const Key& r = s.lookup.row->key;
-    same_item = r.ta == key.ta && r.tb == key.tb && r.layout == key.layout && r.m == key.m &&
-                r.n == key.n && r.k == key.k &&
-                std::min(r.batch, key.batch) >= table->reach.same_item_min_batch;
-    if (same_item) {
+    const Reach& reach = table->reach;
+    if (launch_bound(key, reach) && launch_bound(r, reach)) {
+      reach_distance -= std::abs(log2_size(key.m) - log2_size(r.m)) +
+                        std::abs(log2_size(key.n) - log2_size(r.n)) +
+                        std::abs(log2_size(key.batch) - log2_size(r.batch));
+      discount = " (both launch-bound: only k and the forms count)";
+    } else if (reach.same_item_batch != 1 && r.ta == key.ta && r.tb == key.tb &&
+               r.layout == key.layout && r.m == key.m && r.n == key.n && r.k == key.k &&
+               std::min(r.batch, key.batch) >= reach.same_item_min_batch) {
       const double batch_steps = std::abs(log2_size(key.batch) - log2_size(r.batch));
-      reach_distance -= (1 - table->reach.same_item_batch) * batch_steps;
+      reach_distance -= (1 - reach.same_item_batch) * batch_steps;
+      discount = " (the key's items: the batch counts less)";
     }
   }
   for (std::size_t i = 0, n = s.lookup.size(); i < n; ++i) {
@@ -194,7 +209,7 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
           std::snprintf(why, sizeof why,
                         "out of the row's reach: at distance %.2f%s it must beat %s by %.2fx, "
                         "measured %.2fx",
-                        reach_distance, same_item ? " (the key's items: the batch counts less)" : "",
+                        reach_distance, discount,
                         vendor->spelling.c_str(), needed, measured);
           note(e.spelling, why, from);
         }

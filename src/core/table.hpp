@@ -74,12 +74,19 @@ struct Diagnostic {
 // it measured that entry faster than the vendor by more than (1 + margin) * exp(vendor_growth *
 // d) (0: whatever the distance). Where the row's items are the key's (m, n, k, forms and layout
 // equal: only the batch differs) and both batches have at least `same_item_min_batch` items,
-// the log2 distance in batch counts `same_item_batch` of itself in that d.
+// the log2 distance in batch counts `same_item_batch` of itself in that d. Where the key and the
+// row both move at most `launch_bytes` of operands (A, B and C once, in the input scalar) with
+// k <= `launch_depth`, both calls are bound by their launch, not their work: only the distance
+// in k and the forms count in d (0: never).
 struct Reach {
   double form_step = std::numeric_limits<double>::infinity();
   double vendor_growth = 0;
   double same_item_batch = 1;
   std::int64_t same_item_min_batch = 1;
+  double launch_bytes = 0;
+  std::int64_t launch_depth = 0;
+  double floor_bytes = 0;
+  double floor_weight = 1;
   bool operator==(const Reach&) const = default;
 };
 

@@ -105,8 +105,13 @@ class CudaBackend final : public Backend {
   // another batch, both of 1024 items or more, counts its batch distance at half (the 24^3 f32
   // row at 16384 items kept cuBLAS at 29184, 1.24x slower; over the lattice's same-item pairs
   // it trusts 314 native picks instead of 297 with the same 4 slower than cuBLAS, where a
-  // discount at any batch gave 58: scripts/reach_pairs.py).
-  Reach reach() const override { return {0.5, 0.2, 0.5, 1024}; }
+  // discount at any batch gave 58: scripts/reach_pairs.py). A key and a row that both move at
+  // most 1 MiB with k <= 64 are launch-bound (a few microseconds, cuBLAS's call costing about
+  // twice a native launch): only k and the forms count in their distance, since the native
+  // kernels loop over k and over nothing else. Replayed over the off-grid bench, regret 1.532 ->
+  // 1.273; cuda-mixed 1.157 -> 1.100; the 400 training shapes held out 1.241 -> 1.146, with
+  // the same 6 picks slower than cuBLAS (bench/results/h200/README.md, "Reach").
+  Reach reach() const override { return {0.5, 0.2, 0.5, 1024, 1 << 20, 64}; }
   void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const override {
     cuda::launch_groups(groups, exec);
   }

@@ -328,6 +328,38 @@ TEST_F(SelectTest, ReachAsksMoreOfANativeEntryTheFartherItsRow) {
   EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 4, 4, 4, 80), nearest()), "cpu.direct");
 }
 
+// Launch-bound calls (Reach::launch_bytes, launch_depth): where the key and the row both move
+// little with a short k, only k and the forms count in the distance the rule asks the native
+// entry to cover.
+TEST_F(SelectTest, LaunchBoundKeysCountOnlyTheirDepthAgainstALaunchBoundRow) {
+  // The row f32 N N packed 64 64 64 64 (3 MiB of operands): cpu.direct 1.2x openblas.
+  const auto narrower = problem(Scalar::f32, Op::N, Op::N, 64, 32, 64, 64);  // 2 MiB, n: 1 step
+  table_.reach = {std::numeric_limits<double>::infinity(), 0.2};
+  table_.index();
+  EXPECT_EQ(choose(narrower, nearest()), "openblas");  // distance 1 asks 1.26x
+  table_.reach.launch_bytes = 4 << 20;
+  table_.reach.launch_depth = 64;
+  table_.index();
+  EXPECT_EQ(choose(narrower, nearest()), "cpu.direct");  // distance 0 asks 1.03x
+  table_.reach.launch_depth = 63;  // k = 64 is deeper: the whole distance
+  table_.index();
+  EXPECT_EQ(choose(narrower, nearest()), "openblas");
+  table_.reach.launch_depth = 64;
+  table_.reach.launch_bytes = 2 << 20;  // the key is within it, the row (3 MiB) is not
+  table_.index();
+  EXPECT_EQ(choose(narrower, nearest()), "openblas");
+  // A step in k still counts: 64 x 64 x 32 asks 1.26x of the row's 1.2x.
+  table_.reach.launch_bytes = 4 << 20;
+  table_.index();
+  Trace trace;
+  EXPECT_EQ(choose(problem(Scalar::f32, Op::N, Op::N, 64, 64, 32, 64), nearest(), &trace),
+            "openblas");
+  ASSERT_FALSE(trace.steps.empty());
+  EXPECT_EQ(trace.steps.front().reason,
+            "out of the row's reach: at distance 1.00 (both launch-bound: only k and the forms "
+            "count) it must beat openblas by 1.26x, measured 1.20x");
+}
+
 TEST_F(SelectTest, FingerprintMismatchIsReported) {
   ASSERT_FALSE(table_.notes.empty());
   EXPECT_NE(table_.notes[0].find("fingerprint.device is 'Fixture CPU'"), std::string::npos);
