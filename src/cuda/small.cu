@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -109,8 +110,9 @@ __device__ __forceinline__ void store_staged(T* dst, const Staging<T>& s, std::u
 }
 
 // Copies the block's `items` items of one operand into shared memory. Loads are issued four
-// vectors at a time before their stores, so each thread has several in flight.
-template <class T>
+// vectors at a time before their stores, so each thread has several in flight; element by
+// element, IN_FLIGHT at a time.
+template <class T, int IN_FLIGHT>
 __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items) {
   const std::uint32_t per = s.per_item.d;
   const std::uint32_t total = per * static_cast<std::uint32_t>(items);
@@ -150,15 +152,32 @@ __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items
     }
   }
   // Element by element: item, then column-major within the item; coalesced along columns. The
-  // position is decoded once, for the load and the store.
-  for (std::uint32_t e = tid; e < total; e += nt) {
-    const std::uint32_t item = s.per_item.div(e);
-    const std::uint32_t local = e - item * per;
-    const std::uint32_t c = s.by_rows.div(local);
-    const std::uint32_t r = local - c * s.rows;
-    const T* x = s.array ? s.array[item0 + item] : s.base + (item0 + item) * s.stride;
-    const T v = maybe_conj(x[r + static_cast<std::int64_t>(c) * s.ld], s.conj);
-    dst[s.to_op ? item * s.region + c + r * s.ld_s : e] = v;
+  // position is decoded once, for the load and the store. IN_FLIGHT elements a thread are
+  // loaded before any is stored (their item pointers, then the elements), so that each thread
+  // has that many loads in flight. The grouped kernel, whose items are mostly pointer arrays,
+  // takes 4; the batch kernel 1, since more registers for this path would cost the packed
+  // batches it mostly runs their occupancy (64 -> 108 registers for f32 s=16:t=2).
+  constexpr int kInFlight = IN_FLIGHT;
+  for (std::uint32_t e0 = tid; e0 < total; e0 += kInFlight * nt) {
+    T v[kInFlight];
+    std::uint32_t at[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      const std::uint32_t e = e0 + u * nt;
+      if (e >= total) break;
+      const std::uint32_t item = s.per_item.div(e);
+      const std::uint32_t local = e - item * per;
+      const std::uint32_t c = s.by_rows.div(local);
+      const std::uint32_t r = local - c * s.rows;
+      const T* x = s.array ? s.array[item0 + item] : s.base + (item0 + item) * s.stride;
+      v[u] = x[r + static_cast<std::int64_t>(c) * s.ld];
+      at[u] = s.to_op ? item * s.region + c + r * s.ld_s : e;
+    }
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      if (e0 + u * nt >= total) break;
+      dst[at[u]] = maybe_conj(v[u], s.conj);
+    }
   }
 }
 
@@ -176,7 +195,7 @@ constexpr int kMinBlocks = TILE <= 4 && sizeof(T) <= 8 ? 2 : 1;
 
 // One block's work: the `items` items from item0 on (fewer at the batch's end), staged, multiplied
 // and written. Shared by the batch kernel and the grouped one, so both give the same bits.
-template <class T, int TILE>
+template <class T, int TILE, int IN_FLIGHT>
 __device__ __forceinline__ void small_block(const SmallArgs<T>& args, T* const as,
                                             std::int64_t item0) {
   const Args<T>& p = args.p;
@@ -208,8 +227,8 @@ __device__ __forceinline__ void small_block(const SmallArgs<T>& args, T* const a
       }
     }
   }
-  stage(as, sa, item0, items);
-  stage(bs, sb, item0, items);
+  stage<T, IN_FLIGHT>(as, sa, item0, items);
+  stage<T, IN_FLIGHT>(bs, sb, item0, items);
   __syncthreads();
   if (mine) {
     const T* a = as + slot * sa.region;
@@ -266,7 +285,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>) small_kernel(Sm
   T* const as = reinterpret_cast<T*>(smem_raw);
   const std::int64_t groups = (args.p.batch + args.items - 1) / args.items;
   for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
-    small_block<T, TILE>(args, as, g * args.items);
+    small_block<T, TILE, 1>(args, as, g * args.items);
     __syncthreads();  // the next group overwrites the staged operands
   }
 }
@@ -347,11 +366,21 @@ struct FusedTable {
   int count;
 };
 
+// Blocks a multiprocessor holds at least: for the real scalars four (64 registers a thread), but
+// three (80) for f64's 4 x 4 tile; the complex ones as the batch kernel (c32 spills at four).
+// The grouped launch's staging waits on loads (ncu: L1TEX the first stall reason, 1.5 eligible
+// warps a scheduler), so more warps hide more of it; none of these spills.
+template <class T, int TILE>
+constexpr int kGroupedMinBlocks = std::is_same_v<T, float> || (std::is_same_v<T, double> && TILE <= 2)
+                                      ? 4
+                                  : std::is_same_v<T, double> ? 3
+                                                              : kMinBlocks<T, TILE>;
+
 // Kernel parameters may take 32,764 bytes on sm_70 and later.
 constexpr std::size_t kMaxParameterBytes = 32764;
 
 template <class T, int TILE>
-__global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>)
+__global__ void __launch_bounds__(kThreads, kGroupedMinBlocks<T, TILE>)
     grouped_kernel(const __grid_constant__ FusedTable<T> table) {
   extern __shared__ unsigned char smem_raw[];
   T* const as = reinterpret_cast<T*>(smem_raw);
@@ -367,7 +396,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>)
   }
   const SmallArgs<T>& args = table.group[lo];
   const std::int64_t item0 = static_cast<std::int64_t>(block - table.first_block[lo]) * args.items;
-  small_block<T, TILE>(args, as, item0);
+  small_block<T, TILE, 4>(args, as, item0);
 }
 
 // The register tile a group runs with in the grouped launch, by its size class: one element of
