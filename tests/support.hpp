@@ -48,7 +48,14 @@ T nan_value() {
 }
 
 // How the batch's operands are laid out.
-enum class Storage { packed, padded, broadcast, pointers };
+// pointers: device-style pointer arrays of padded items (ld = rows + 3). item_pointers: pointer
+// arrays of items with ld == rows, back to back (as a program carving its items from one
+// allocation holds them). staggered_pointers: the same with one element between items, so that
+// item starts take every alignment.
+enum class Storage { packed, padded, broadcast, pointers, item_pointers, staggered_pointers };
+inline bool pointer_storage(Storage s) {
+  return s == Storage::pointers || s == Storage::item_pointers || s == Storage::staggered_pointers;
+}
 inline const char* name(Storage s) {
   switch (s) {
     case Storage::packed:
@@ -59,6 +66,10 @@ inline const char* name(Storage s) {
       return "broadcast";
     case Storage::pointers:
       return "pointers";
+    case Storage::item_pointers:
+      return "item pointers";
+    case Storage::staggered_pointers:
+      return "staggered pointers";
   }
   return "?";
 }
@@ -90,7 +101,7 @@ Buffer<T> make_buffer(std::int64_t rows, std::int64_t cols, std::int64_t batch, 
   b.batch = batch;
   const bool pad = s == Storage::padded || s == Storage::pointers;
   b.ld = std::max<std::int64_t>(rows, 1) + (pad ? 3 : 0);
-  b.stride = b.ld * cols + (pad ? 5 : 0);
+  b.stride = b.ld * cols + (pad ? 5 : s == Storage::staggered_pointers ? 1 : 0);
   if (s == Storage::broadcast && shared) b.stride = 0;
   const std::int64_t items = b.stride == 0 ? 1 : batch;
   b.data.assign(static_cast<std::size_t>(std::max<std::int64_t>(items * b.stride, b.ld * cols) + 8),
@@ -106,7 +117,7 @@ Buffer<T> make_buffer(std::int64_t rows, std::int64_t cols, std::int64_t batch, 
 
 template <class T>
 Operand operand(Buffer<T>& b, Storage s) {
-  if (s == Storage::pointers) return Operand{nullptr, b.pointers.data(), b.ld, 0};
+  if (pointer_storage(s)) return Operand{nullptr, b.pointers.data(), b.ld, 0};
   return Operand{b.data.data(), nullptr, b.ld, b.stride};
 }
 

@@ -9,9 +9,11 @@
 // - The block's op(A) and op(B) are staged in shared memory once; every product reads them
 //   from there. When an operand is packed (items contiguous, ld == rows), the block's items are
 //   one contiguous range of global memory, copied with 16-byte loads (a scalar head up to the
-//   first 16-byte boundary, so unaligned and odd-sized ranges are vectorised too); otherwise
-//   element by element, still coalesced along the stored columns. Conjugation is applied while
-//   staging.
+//   first 16-byte boundary, so unaligned and odd-sized ranges are vectorised too). Pointer
+//   arrays of contiguous items (ld == rows, a whole number of 16-byte vectors each) whose block
+//   of items all start on 16-byte boundaries are copied vector by vector as well; everything
+//   else element by element, still coalesced along the stored columns, several loads a thread
+//   in flight in the grouped kernel. Conjugation is applied while staging.
 // - Shared memory holds op(A) as m x k (i fastest) and op(B) as n x k (j fastest), so the
 //   compute loop reads both without bank conflicts whatever the form. Where staging transposes
 //   (A stored T or C, B stored N), the staged leading dimension is made odd, so the scattered
@@ -90,7 +92,9 @@ struct Staging {
   std::uint32_t ld_s;         // staged leading dimension (op rows, odd where transposing)
   std::uint32_t region;       // staged elements per item: ld_s * k
   Divisor per_item, by_rows;  // rows * cols, rows
+  Divisor vecs;               // 16-byte vectors per item, where vec_items
   bool packed;                // items contiguous with ld == rows: one range per block
+  bool vec_items;             // pointer arrays of items with ld == rows, whole vectors each
   bool conj;
   bool to_op;
 };
@@ -147,6 +151,39 @@ __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items
       }
       for (std::uint32_t e = h + vecs * V + tid; e < total; e += nt) {
         store_staged(dst, s, e, src[e]);
+      }
+      return;
+    }
+  }
+  // Pointer arrays of contiguous items (ld == rows), each a whole number of 16-byte vectors:
+  // where every item of the block starts on a 16-byte boundary (each thread checks one item's
+  // pointer; the block agrees), they are copied vector by vector, IN_FLIGHT a thread at a time.
+  // Items whose pointers are only element-aligned take the element path below.
+  if (s.vec_items) {
+    const bool aligned =
+        tid >= static_cast<std::uint32_t>(items) ||
+        reinterpret_cast<std::uintptr_t>(s.array[item0 + tid]) % 16 == 0;
+    if (__syncthreads_and(aligned)) {
+      constexpr std::uint32_t V = 16 / sizeof(T);
+      const std::uint32_t vecs = s.vecs.d * static_cast<std::uint32_t>(items);
+      for (std::uint32_t w0 = tid; w0 < vecs; w0 += IN_FLIGHT * nt) {
+        Vec<T> x[IN_FLIGHT];
+        std::uint32_t at[IN_FLIGHT];
+#pragma unroll
+        for (int u = 0; u < IN_FLIGHT; ++u) {
+          const std::uint32_t w = w0 + u * nt;
+          if (w >= vecs) break;
+          const std::uint32_t item = s.vecs.div(w);
+          const std::uint32_t local = w - item * s.vecs.d;
+          x[u] = reinterpret_cast<const Vec<T>*>(s.array[item0 + item])[local];
+          at[u] = item * per + local * V;
+        }
+#pragma unroll
+        for (int u = 0; u < IN_FLIGHT; ++u) {
+          if (w0 + u * nt >= vecs) break;
+#pragma unroll
+          for (std::uint32_t l = 0; l < V; ++l) store_staged(dst, s, at[u] + l, x[u].v[l]);
+        }
       }
       return;
     }
@@ -298,6 +335,8 @@ Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op
                    std::int64_t op_rows, std::int64_t k, std::int64_t batch) {
   const auto r = static_cast<std::uint32_t>(rows), c = static_cast<std::uint32_t>(cols);
   const auto ld_s = static_cast<std::uint32_t>(transpose ? op_rows | 1 : op_rows);
+  constexpr std::uint32_t V = 16 / sizeof(T);
+  const bool vec_items = o.array && o.ld == rows && (r * c) % V == 0;
   return Staging<T>{static_cast<const T*>(o.base),
                     reinterpret_cast<const T* const*>(o.array),
                     o.ld,
@@ -308,7 +347,9 @@ Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op
                     ld_s * static_cast<std::uint32_t>(k),
                     Divisor::of(r * c),
                     Divisor::of(r),
+                    Divisor::of(vec_items ? r * c / V : 1),
                     packed(o, rows, cols, batch),  // any element-aligned start: staged as read
+                    vec_items,
                     op == Op::C,
                     transpose};
 }

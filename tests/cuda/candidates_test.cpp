@@ -96,10 +96,10 @@ Outcome run_case(const Candidate& cand, Op ta, Op tb, const Shape& s, Storage st
   got.b = test::operand(B, storage);
   orig.a = got.a;
   orig.b = got.b;
-  got.c = storage == Storage::pointers ? Operand{nullptr, c_items.data(), C.ld, 0}
-                                       : Operand{C.data.data(), nullptr, C.ld, C.stride};
-  orig.c = storage == Storage::pointers ? Operand{nullptr, c0_items.data(), C.ld, 0}
-                                        : Operand{C0.data.data(), nullptr, C.ld, C.stride};
+  got.c = test::pointer_storage(storage) ? Operand{nullptr, c_items.data(), C.ld, 0}
+                                         : Operand{C.data.data(), nullptr, C.ld, C.stride};
+  orig.c = test::pointer_storage(storage) ? Operand{nullptr, c0_items.data(), C.ld, 0}
+                                          : Operand{C0.data.data(), nullptr, C.ld, C.stride};
   auto check = reference::check_against_reference(got, orig);
   if (!check.ok) out.failure = check.message;
   return out;
@@ -154,14 +154,17 @@ TEST_P(CudaCandidateTest, MatchesReferenceInEveryFormAndStorage) {
   for_scalars([&]<class T>() {
     for (Op ta : forms(scalar_of_v<T>)) {
       for (Op tb : forms(scalar_of_v<T>)) {
-        for (Storage st :
-             {Storage::packed, Storage::padded, Storage::broadcast, Storage::pointers}) {
+        for (Storage st : {Storage::packed, Storage::padded, Storage::broadcast, Storage::pointers,
+                           Storage::item_pointers, Storage::staggered_pointers}) {
           for (const Shape& s : shapes()) {
             // alpha and beta: random (complex where the scalar is), sometimes 1; every third
-            // packed case starts one element past an aligned base.
+            // packed or item-pointers case starts one element past an aligned base (item
+            // pointers: every item then only element-aligned; staggered: starts of every
+            // alignment in any case).
             const T alpha = cases % 5 == 0 ? T(1) : test::random_scalar<T>(rng);
             const T beta = cases % 7 == 0 ? T(1) : test::random_scalar<T>(rng);
-            const std::int64_t shift = st == Storage::packed && cases % 3 == 0 ? 1 : 0;
+            const std::int64_t shift =
+                (st == Storage::packed || st == Storage::item_pointers) && cases % 3 == 0 ? 1 : 0;
             ++cases;
             Outcome o =
                 run_case<T>(candidate(), ta, tb, s, st, alpha, beta, rng, false, false, shift);

@@ -98,7 +98,7 @@ struct Mirror {
   }
   T* base() const { return static_cast<T*>(data.ptr) + shift; }
   Operand operand(Storage s) const {
-    if (s == Storage::pointers) {
+    if (test::pointer_storage(s)) {
       return Operand{nullptr, static_cast<const void* const*>(pointers.ptr), host->ld, 0};
     }
     return Operand{base(), nullptr, host->ld, host->stride};
