@@ -10,10 +10,11 @@
 //   from there. When an operand is packed (items contiguous, ld == rows), the block's items are
 //   one contiguous range of global memory, copied with 16-byte loads (a scalar head up to the
 //   first 16-byte boundary, so unaligned and odd-sized ranges are vectorised too). Pointer
-//   arrays of contiguous items (ld == rows, a whole number of 16-byte vectors each) whose block
-//   of items all start on 16-byte boundaries are copied vector by vector as well; everything
-//   else element by element, still coalesced along the stored columns, several loads a thread
-//   in flight in the grouped kernel. Conjugation is applied while staging.
+//   arrays of items with ld == rows take the same path where the block finds its items back to
+//   back (pointer arrays made from a strided batch), or 16-byte vectors item by item where the
+//   items all start on 16-byte boundaries; everything else goes element by element, still
+//   coalesced along the stored columns, several loads a thread in flight in the grouped
+//   kernel. Conjugation is applied while staging.
 // - Shared memory holds op(A) as m x k (i fastest) and op(B) as n x k (j fastest), so the
 //   compute loop reads both without bank conflicts whatever the form. Where staging transposes
 //   (A stored T or C, B stored N), the staged leading dimension is made odd, so the scattered
@@ -94,7 +95,8 @@ struct Staging {
   Divisor per_item, by_rows;  // rows * cols, rows
   Divisor vecs;               // 16-byte vectors per item, where vec_items
   bool packed;                // items contiguous with ld == rows: one range per block
-  bool vec_items;             // pointer arrays of items with ld == rows, whole vectors each
+  bool item_runs;             // pointer arrays of items with ld == rows
+  bool vec_items;             // ... a whole number of 16-byte vectors each
   bool conj;
   bool to_op;
 };
@@ -113,57 +115,66 @@ __device__ __forceinline__ void store_staged(T* dst, const Staging<T>& s, std::u
   dst[item * s.region + c + r * s.ld_s] = maybe_conj(v, s.conj);
 }
 
-// Copies the block's `items` items of one operand into shared memory. Loads are issued four
-// vectors at a time before their stores, so each thread has several in flight; element by
-// element, IN_FLIGHT at a time.
+// Copies `total` elements from one contiguous range (the block's items back to back) into shared
+// memory: a head of scalars up to the first 16-byte boundary, 16-byte vectors (four a thread in
+// flight), a tail of scalars. A start that is not a whole number of elements past a boundary
+// (c64 at 8 bytes) copies nothing and returns false.
+template <class T>
+__device__ bool stage_range(T* dst, const Staging<T>& s, const T* src, std::uint32_t total) {
+  const std::uint32_t tid = threadIdx.x, nt = blockDim.x;
+  constexpr std::uint32_t V = 16 / sizeof(T);
+  const auto addr = reinterpret_cast<std::uintptr_t>(src);
+  if ((addr % 16) % sizeof(T) != 0) return false;
+  const auto phase = static_cast<std::uint32_t>((addr % 16) / sizeof(T));
+  const std::uint32_t head = (V - phase) % V;
+  const std::uint32_t h = head < total ? head : total;
+  for (std::uint32_t e = tid; e < h; e += nt) store_staged(dst, s, e, src[e]);
+  const std::uint32_t vecs = (total - h) / V;
+  const Vec<T>* vsrc = reinterpret_cast<const Vec<T>*>(src + h);
+  for (std::uint32_t w0 = tid; w0 < vecs; w0 += 4 * nt) {
+    Vec<T> x[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      if (w0 + u * nt < vecs) x[u] = vsrc[w0 + u * nt];
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const std::uint32_t w = w0 + u * nt;
+      if (w >= vecs) break;
+#pragma unroll
+      for (std::uint32_t l = 0; l < V; ++l) store_staged(dst, s, h + w * V + l, x[u].v[l]);
+    }
+  }
+  for (std::uint32_t e = h + vecs * V + tid; e < total; e += nt) store_staged(dst, s, e, src[e]);
+  return true;
+}
+
+// Copies the block's `items` items of one operand into shared memory, by the fastest of:
+// - one contiguous range, where the items are back to back: packed batches, and pointer arrays
+//   of items with ld == rows whose pointers the block finds one item apart (as pointer arrays
+//   made from a strided batch are);
+// - 16-byte vectors item by item, for pointer arrays of such items that are a whole number of
+//   vectors each and all start on 16-byte boundaries (separately allocated items);
+// - element by element, IN_FLIGHT loads a thread at a time.
+// The block's threads check the pointers together (each thread one item; items <= threads), so
+// every branch is taken by the whole block.
 template <class T, int IN_FLIGHT>
 __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items) {
   const std::uint32_t per = s.per_item.d;
   const std::uint32_t total = per * static_cast<std::uint32_t>(items);
   const std::uint32_t tid = threadIdx.x, nt = blockDim.x;
-  if (s.packed) {
-    const T* src = s.base + item0 * s.stride;
-    constexpr std::uint32_t V = 16 / sizeof(T);
-    const auto addr = reinterpret_cast<std::uintptr_t>(src);
-    // A head of scalars up to the first 16-byte boundary, 16-byte vectors, a tail of scalars.
-    // Starts that are not a whole number of elements past a boundary (c64 at 8 bytes) take the
-    // element path below.
-    if ((addr % 16) % sizeof(T) == 0) {
-      const auto phase = static_cast<std::uint32_t>((addr % 16) / sizeof(T));
-      const std::uint32_t head = (V - phase) % V;
-      const std::uint32_t h = head < total ? head : total;
-      for (std::uint32_t e = tid; e < h; e += nt) store_staged(dst, s, e, src[e]);
-      const std::uint32_t vecs = (total - h) / V;
-      const Vec<T>* vsrc = reinterpret_cast<const Vec<T>*>(src + h);
-      for (std::uint32_t w0 = tid; w0 < vecs; w0 += 4 * nt) {
-        Vec<T> x[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-          if (w0 + u * nt < vecs) x[u] = vsrc[w0 + u * nt];
-        }
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-          const std::uint32_t w = w0 + u * nt;
-          if (w >= vecs) break;
-#pragma unroll
-          for (std::uint32_t l = 0; l < V; ++l) store_staged(dst, s, h + w * V + l, x[u].v[l]);
-        }
-      }
-      for (std::uint32_t e = h + vecs * V + tid; e < total; e += nt) {
-        store_staged(dst, s, e, src[e]);
-      }
-      return;
-    }
+  const T* const* ptrs = s.array + item0;  // where item_runs
+  const T* range = s.packed ? s.base + item0 * s.stride : nullptr;
+  if (s.item_runs) {
+    const bool next =
+        tid + 1 >= static_cast<std::uint32_t>(items) || ptrs[tid + 1] == ptrs[tid] + per;
+    if (__syncthreads_and(next)) range = ptrs[0];
   }
-  // Pointer arrays of contiguous items (ld == rows), each a whole number of 16-byte vectors:
-  // where every item of the block starts on a 16-byte boundary (each thread checks one item's
-  // pointer; the block agrees), they are copied vector by vector, IN_FLIGHT a thread at a time.
-  // Items whose pointers are only element-aligned take the element path below.
-  if (s.vec_items) {
-    const bool aligned =
-        tid >= static_cast<std::uint32_t>(items) ||
-        reinterpret_cast<std::uintptr_t>(s.array[item0 + tid]) % 16 == 0;
-    if (__syncthreads_and(aligned)) {
+  if (range && stage_range(dst, s, range, total)) return;
+  if (s.item_runs) {
+    const bool aligned = tid >= static_cast<std::uint32_t>(items) ||
+                         reinterpret_cast<std::uintptr_t>(ptrs[tid]) % 16 == 0;
+    if (__syncthreads_and(aligned && s.vec_items)) {
       constexpr std::uint32_t V = 16 / sizeof(T);
       const std::uint32_t vecs = s.vecs.d * static_cast<std::uint32_t>(items);
       for (std::uint32_t w0 = tid; w0 < vecs; w0 += IN_FLIGHT * nt) {
@@ -175,7 +186,7 @@ __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items
           if (w >= vecs) break;
           const std::uint32_t item = s.vecs.div(w);
           const std::uint32_t local = w - item * s.vecs.d;
-          x[u] = reinterpret_cast<const Vec<T>*>(s.array[item0 + item])[local];
+          x[u] = reinterpret_cast<const Vec<T>*>(ptrs[item])[local];
           at[u] = item * per + local * V;
         }
 #pragma unroll
@@ -226,9 +237,14 @@ struct SmallArgs {
   int side_i, side_j;  // threads per item along i and j: ceil(m / T), ceil(n / T)
 };
 
-// Two blocks per multiprocessor at least (128 registers a thread) where the tile allows it.
+// Two blocks per multiprocessor at least (128 registers a thread) where the tile allows it;
+// up to 2 x 2 tiles, four for f32 (64 registers) and three for c32 (85), the occupancy these
+// kernels had before pointer arrays got their own staging paths (none spills).
 template <class T, int TILE>
-constexpr int kMinBlocks = TILE <= 4 && sizeof(T) <= 8 ? 2 : 1;
+constexpr int kMinBlocks = TILE <= 2 && std::is_same_v<T, float>                ? 4
+                           : TILE <= 2 && std::is_same_v<T, Cx<float>>          ? 3
+                           : TILE <= 4 && sizeof(T) <= 8                        ? 2
+                                                                                : 1;
 
 // One block's work: the `items` items from item0 on (fewer at the batch's end), staged, multiplied
 // and written. Shared by the batch kernel and the grouped one, so both give the same bits.
@@ -336,7 +352,8 @@ Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op
   const auto r = static_cast<std::uint32_t>(rows), c = static_cast<std::uint32_t>(cols);
   const auto ld_s = static_cast<std::uint32_t>(transpose ? op_rows | 1 : op_rows);
   constexpr std::uint32_t V = 16 / sizeof(T);
-  const bool vec_items = o.array && o.ld == rows && (r * c) % V == 0;
+  const bool item_runs = o.array && o.ld == rows;
+  const bool vec_items = item_runs && (r * c) % V == 0;
   return Staging<T>{static_cast<const T*>(o.base),
                     reinterpret_cast<const T* const*>(o.array),
                     o.ld,
@@ -349,6 +366,7 @@ Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op
                     Divisor::of(r),
                     Divisor::of(vec_items ? r * c / V : 1),
                     packed(o, rows, cols, batch),  // any element-aligned start: staged as read
+                    item_runs,
                     vec_items,
                     op == Op::C,
                     transpose};
