@@ -114,15 +114,6 @@ const Entry* vendor_entry(const Row& row, const Backend& backend) {
   return nullptr;
 }
 
-// A key whose call is bound by its launch, not its work (Reach::launch_bytes).
-bool launch_bound(const Key& q, const Reach& reach) {
-  if (q.k > reach.launch_depth) return false;  // also when the rule is off (depth 0)
-  const double bytes = double(q.batch) * (double(q.m) * double(q.k) + double(q.k) * double(q.n) +
-                                          double(q.m) * double(q.n)) *
-                       double(size_of(q.dtype.in));
-  return bytes <= reach.launch_bytes;
-}
-
 }  // namespace
 
 Selection select(const Problem& problem, const Key& key, const Table* table, const Backend& backend,
@@ -308,6 +299,16 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
         out += buf;
       }
       out += ")\n";
+      if (l.basis != Basis::exact && launch_bound(key, table->reach) &&
+          launch_bound(l.row->key, table->reach)) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf,
+                      "launch-bound: the key moves at most %.0f KiB with k <= %lld: the nearest "
+                      "row that does too, and only k and the forms count in the reach rule\n",
+                      table->reach.launch_bytes / 1024,
+                      static_cast<long long>(table->reach.launch_depth));
+        out += buf;
+      }
     } else {
       out += "row: none for " + format_dtype(key.dtype) + " " + std::string(to_string(key.ta)) +
              " " + std::string(to_string(key.tb)) + " " + std::string(to_string(key.layout)) + "\n";

@@ -206,6 +206,7 @@ void Table::index() {
     const Key& k = r.key;
     Indexed x{i, {log2_size(k.m), log2_size(k.n), log2_size(k.k), log2_size(k.batch)}};
     x.timed = !r.entries.empty();
+    x.launch_bound = gemmroute::launch_bound(k, reach);
     x.log2_best = std::numeric_limits<double>::infinity();
     for (std::uint32_t j = 0; j < r.entries.size(); ++j) {
       Entry& e = r.entries[j];
@@ -498,9 +499,10 @@ namespace {
 // a nearer row, or by an equally near one of the same bucket that is lexicographically smaller:
 // between buckets, the one scanned first keeps a tie.
 void scan_bucket(const Table& table, std::size_t bucket_id, const double q[4], double offset,
-                 Nearest& best, std::size_t& best_bucket) noexcept {
+                 bool launch_only, Nearest& best, std::size_t& best_bucket) noexcept {
   const auto& bucket = table.buckets[bucket_id];
   auto consider = [&](const Table::Indexed& x) {
+    if (launch_only && !x.launch_bound) return;
     const Row& r = table.rows[x.row];
     // The same sum, in the same order, as key_distance.
     const double d = offset + (std::abs(q[0] - x.log2_sizes[0]) + std::abs(q[1] - x.log2_sizes[1]) +
@@ -530,11 +532,11 @@ void scan_bucket(const Table& table, std::size_t bucket_id, const double q[4], d
   }
 }
 
-Nearest scan_nearest(const Table& table, const Key& key) noexcept {
+Nearest scan_nearest(const Table& table, const Key& key, bool launch_only) noexcept {
   Nearest best;
   const double q[4] = {log2_size(key.m), log2_size(key.n), log2_size(key.k), log2_size(key.batch)};
   std::size_t best_bucket = 0;
-  scan_bucket(table, bucket_index(key), q, 0, best, best_bucket);
+  scan_bucket(table, bucket_index(key), q, 0, launch_only, best, best_bucket);
   const double step = table.reach.form_step;
   if (!std::isfinite(step)) return best;
   // The key's scalar in the other forms and layouts, fewest differing fields first, then in
@@ -554,7 +556,7 @@ Nearest scan_nearest(const Table& table, const Key& key) noexcept {
               differing) {
             continue;
           }
-          scan_bucket(table, bucket_index(other), q, offset, best, best_bucket);
+          scan_bucket(table, bucket_index(other), q, offset, launch_only, best, best_bucket);
         }
       }
     }
@@ -579,7 +581,11 @@ struct Memo {
 
 // A miss: the scan, remembered in the slot. Out of line, so a hit pays for none of it.
 [[gnu::noinline]] Nearest scan_and_remember(const Table& table, const Key& key, Memo& slot) {
-  Nearest best = scan_nearest(table, key);
+  // A launch-bound key takes the nearest launch-bound row where there is one: a row moving more
+  // speaks for another regime, however near its sizes.
+  Nearest best;
+  if (launch_bound(key, table.reach)) best = scan_nearest(table, key, true);
+  if (!best.row) best = scan_nearest(table, key, false);
   if (table.index_id != 0) {
     const auto row = best.row ? static_cast<std::uint32_t>(best.row - table.rows.data()) : 0u;
     slot = {table.index_id, key, row, best.row != nullptr, best.distance};
@@ -588,6 +594,14 @@ struct Memo {
 }
 
 }  // namespace
+
+bool launch_bound(const Key& key, const Reach& reach) noexcept {
+  if (key.k > reach.launch_depth) return false;  // also when the rule is off (depth 0)
+  const double items = double(key.m) * double(key.k) + double(key.k) * double(key.n) +
+                       double(key.m) * double(key.n);
+  const double bytes = double(key.batch) * items * double(size_of(key.dtype.in));
+  return bytes <= reach.launch_bytes;
+}
 
 Nearest nearest_row(const Table& table, const Key& key) noexcept {
   Memo& slot = memo[key_memo_slot(key)];

@@ -113,6 +113,7 @@ struct Table {
     std::array<double, 4> log2_sizes;  // m, n, k, batch
     double log2_best = 0;              // log2 of the row's fastest time, when timed
     bool timed = false;                // every entry has a time: the row can be predicted from
+    bool launch_bound = false;         // under the table's reach (launch_bound below)
   };
   std::array<std::vector<Indexed>, kDTypeCount * 3 * 3 * 2> buckets;
   // The distinct spellings of the rows, in order of first appearance: an entry's `slot` indexes
@@ -154,15 +155,19 @@ std::string format_entry(const Entry& entry);  // "cpu.small@12.1us±0.8%"
 // The nearest row: L1 distance over log2 of m, n, k, batch (each clamped to >= 1), plus
 // table.reach.form_step for each of ta, tb and layout that differs from the key's; ties to a row
 // of the key's own forms and layout, then to the row whose (m, n, k, batch) is lexicographically
-// smallest. nullptr when no row is within reach (the dtype always matches). A pure function of
-// (table, key), memoised in a small per-thread cache (no allocation, no lock), so a repeated shape
-// costs a hash probe, not a scan.
+// smallest. A launch-bound key (launch_bound below) takes the nearest launch-bound row, where
+// there is one within reach. nullptr when no row is within reach (the dtype always matches). A
+// pure function of (table, key), memoised in a small per-thread cache (no allocation, no lock),
+// so a repeated shape costs a hash probe, not a scan.
 struct Nearest {
   const Row* row = nullptr;
   double distance = 0;
 };
 Nearest nearest_row(const Table& table, const Key& key) noexcept;
 double key_distance(const Key& a, const Key& b) noexcept;
+
+// A key whose call is bound by its launch, not its work, under a reach (Reach::launch_bytes).
+bool launch_bound(const Key& key, const Reach& reach) noexcept;
 
 // Which of Table::buckets holds a key's rows; log2 of a size clamped to >= 1 (k == 0 looks up
 // as 1).

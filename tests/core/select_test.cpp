@@ -360,6 +360,29 @@ TEST_F(SelectTest, LaunchBoundKeysCountOnlyTheirDepthAgainstALaunchBoundRow) {
             "count) it must beat openblas by 1.26x, measured 1.20x");
 }
 
+// A launch-bound key takes the nearest launch-bound row, however near a row of more work is;
+// with none in reach, the nearest row.
+TEST_F(SelectTest, LaunchBoundKeysTakeTheNearestLaunchBoundRow) {
+  const Key key = key_of(problem(Scalar::f32, Op::N, Op::N, 64, 64, 64, 16));  // 768 KiB, k = 64
+  Nearest n = nearest_row(table_, key);
+  ASSERT_NE(n.row, nullptr);
+  EXPECT_EQ(to_string(n.row->key), "f32 N N packed 64 64 64 64");  // 3 MiB, 2 steps in batch
+  EXPECT_EQ(n.distance, 2.0);
+  table_.reach.launch_bytes = 1 << 20;
+  table_.reach.launch_depth = 64;
+  table_.index();
+  n = nearest_row(table_, key);
+  ASSERT_NE(n.row, nullptr);
+  EXPECT_EQ(to_string(n.row->key), "f32 N N packed 32 32 32 32");  // 384 KiB: 4 steps
+  EXPECT_EQ(n.distance, 4.0);
+  // Launch-bound below 1000 bytes: the 2 x 2 x 2 key is, no row is; the nearest row it is.
+  table_.reach.launch_bytes = 1000;
+  table_.index();
+  n = nearest_row(table_, key_of(problem(Scalar::f32, Op::N, Op::N, 2, 2, 2, 1)));
+  ASSERT_NE(n.row, nullptr);
+  EXPECT_EQ(to_string(n.row->key), "f32 N N packed 4 4 4 16");
+}
+
 TEST_F(SelectTest, FingerprintMismatchIsReported) {
   ASSERT_FALSE(table_.notes.empty());
   EXPECT_NE(table_.notes[0].find("fingerprint.device is 'Fixture CPU'"), std::string::npos);
