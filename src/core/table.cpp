@@ -596,7 +596,7 @@ struct Memo {
 }  // namespace
 
 bool launch_bound(const Key& key, const Reach& reach) noexcept {
-  if (key.k > reach.launch_depth) return false;  // also when the rule is off (depth 0)
+  if (reach.launch_depth <= 0 || key.k > reach.launch_depth) return false;  // 0: the rule is off
   const double items = double(key.m) * double(key.k) + double(key.k) * double(key.n) +
                        double(key.m) * double(key.n);
   const double bytes = double(key.batch) * items * double(size_of(key.dtype.in));
