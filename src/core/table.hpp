@@ -85,8 +85,6 @@ struct Reach {
   std::int64_t same_item_min_batch = 1;
   double launch_bytes = 0;
   std::int64_t launch_depth = 0;
-  double floor_bytes = 0;
-  double floor_weight = 1;
   bool operator==(const Reach&) const = default;
 };
 
