@@ -163,7 +163,7 @@ __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items
   const std::uint32_t per = s.per_item.d;
   const std::uint32_t total = per * static_cast<std::uint32_t>(items);
   const std::uint32_t tid = threadIdx.x, nt = blockDim.x;
-  const T* const* ptrs = s.array + item0;  // where item_runs
+  const T* const* ptrs = s.item_runs ? s.array + item0 : nullptr;
   const T* range = s.packed ? s.base + item0 * s.stride : nullptr;
   if (s.item_runs) {
     const bool next =
@@ -205,12 +205,11 @@ __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items
   // has that many loads in flight. The grouped kernel, whose items are mostly pointer arrays,
   // takes 4; the batch kernel 1, since more registers for this path would cost the packed
   // batches it mostly runs their occupancy (64 -> 108 registers for f32 s=16:t=2).
-  constexpr int kInFlight = IN_FLIGHT;
-  for (std::uint32_t e0 = tid; e0 < total; e0 += kInFlight * nt) {
-    T v[kInFlight];
-    std::uint32_t at[kInFlight];
+  for (std::uint32_t e0 = tid; e0 < total; e0 += IN_FLIGHT * nt) {
+    T v[IN_FLIGHT];
+    std::uint32_t at[IN_FLIGHT];
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
+    for (int u = 0; u < IN_FLIGHT; ++u) {
       const std::uint32_t e = e0 + u * nt;
       if (e >= total) break;
       const std::uint32_t item = s.per_item.div(e);
@@ -222,7 +221,7 @@ __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items
       at[u] = s.to_op ? item * s.region + c + r * s.ld_s : e;
     }
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
+    for (int u = 0; u < IN_FLIGHT; ++u) {
       if (e0 + u * nt >= total) break;
       dst[at[u]] = maybe_conj(v[u], s.conj);
     }
