@@ -1,9 +1,11 @@
 // Context construction, the environment and the default table.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <set>
 
@@ -76,17 +78,68 @@ Environment read_environment() {
   return e;
 }
 
-std::string default_table_path(const Backend& backend) {
+namespace {
+
+// The fingerprint fields of a table file: its `fingerprint.K V` lines, read up to the first
+// row (the rest of the file is not parsed here).
+Fingerprint table_fingerprint(const std::filesystem::path& path) {
+  Fingerprint fp;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("row ", 0) == 0) break;
+    if (line.rfind("fingerprint.", 0) != 0) continue;
+    const std::size_t space = line.find(' ');
+    if (space == std::string::npos) continue;
+    fp.set(line.substr(12, space - 12), line.substr(space + 1));
+  }
+  return fp;
+}
+
+}  // namespace
+
+std::string default_table_path(const Backend& backend, const std::vector<std::string>& dirs) {
   namespace fs = std::filesystem;
   const std::string id = backend.fingerprint().id();
-  for (const std::string& name : {id, std::string("generic")}) {
-    for (const std::string& dir : table_dirs()) {
-      fs::path p = fs::path(dir) / std::string(backend.name()) / (name + ".table");
-      std::error_code ec;
-      if (fs::is_regular_file(p, ec)) return p.string();
+  for (const std::string& dir : dirs) {
+    const fs::path folder = fs::path(dir) / std::string(backend.name());
+    std::error_code ec;
+    std::vector<fs::path> mine;
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+      const fs::path& p = entry.path();
+      const std::string stem = p.stem().string();
+      if (p.extension() == ".table" && entry.is_regular_file(ec) &&
+          (stem == id || stem.rfind(id + "-", 0) == 0)) {
+        mine.push_back(p);
+      }
     }
+    if (mine.empty()) continue;
+    // The fewest mismatched fields; on a tie, <id>.table, then the first name.
+    std::sort(mine.begin(), mine.end(), [&](const fs::path& a, const fs::path& b) {
+      const bool ia = a.stem() == id, ib = b.stem() == id;
+      return ia != ib ? ia : a.filename() < b.filename();
+    });
+    const fs::path* best = nullptr;
+    std::size_t fewest = 0;
+    for (const fs::path& p : mine) {
+      const std::size_t n = mismatched_fields(table_fingerprint(p), backend.fingerprint()).size();
+      if (!best || n < fewest) {
+        best = &p;
+        fewest = n;
+      }
+    }
+    return best->string();
+  }
+  for (const std::string& dir : dirs) {
+    fs::path p = fs::path(dir) / std::string(backend.name()) / "generic.table";
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return p.string();
   }
   return {};
+}
+
+std::string default_table_path(const Backend& backend) {
+  return default_table_path(backend, table_dirs());
 }
 
 namespace detail {

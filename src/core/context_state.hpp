@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/backend.hpp"
 #include "core/record.hpp"
@@ -35,8 +36,12 @@ struct Environment {
 // _SELECT or _DETERMINISTIC value.
 Environment read_environment();
 
-// The shipped table for a backend: tables/<backend>/<fingerprint id>.table, else
-// tables/<backend>/generic.table, in each table directory in turn. Empty when none exists.
+// The shipped table for a backend: in the first table directory that has any, the one of
+// tables/<backend>/<fingerprint id>.table and tables/<backend>/<fingerprint id>-<label>.table
+// whose fingerprint mismatches this device's in the fewest fields (two machines of one id, such
+// as two CPU generations sold under one name, each get their own table); else
+// tables/<backend>/generic.table, in each directory in turn. Empty when none exists.
+std::string default_table_path(const Backend& backend, const std::vector<std::string>& dirs);
 std::string default_table_path(const Backend& backend);
 
 namespace detail {

@@ -667,5 +667,40 @@ TEST(GemmRepeat, ARepeatWithANullPointerIsStillRefused) {
   EXPECT_TRUE(test::same_bytes(o.c, before));
 }
 
+
+// Two machines sold under one name (one fingerprint id) each get their own table: the default
+// table is the one of <id>.table and <id>-<label>.table whose fingerprint matches the device in
+// the most fields; <id>.table on a tie; generic.table only where no table of the id exists.
+TEST(DefaultTable, TheTableOfTheIdWhoseFingerprintMatchesMost) {
+  namespace fs = std::filesystem;
+  const auto backend = make_backend(Device::cpu());
+  const Fingerprint& mine = backend->fingerprint();
+  const std::string id = mine.id();
+  const fs::path root = fs::temp_directory_path() / ("gemmroute-tables-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "cpu");
+  auto write = [&](const std::string& name, const std::string& openblas) {
+    std::ofstream t(root / "cpu" / name);
+    t << "gemmroute-table 2\n";
+    for (const auto& [k, v] : mine.fields) {
+      t << "fingerprint." << k << " " << (k == "openblas" ? openblas : v) << "\n";
+    }
+    t << "method transcribed test fixture\nrow f32 N N packed 2 2 2 1 transcribed cpu.direct\n";
+  };
+  const std::vector<std::string> dirs{root.string()};
+  const std::string& openblas = *mine.get("openblas");
+  EXPECT_EQ(default_table_path(*backend, dirs), "");
+  write("generic.table", openblas);
+  EXPECT_EQ(default_table_path(*backend, dirs), (root / "cpu" / "generic.table").string());
+  write(id + ".table", "another OpenBLAS");
+  EXPECT_EQ(default_table_path(*backend, dirs), (root / "cpu" / (id + ".table")).string());
+  write(id + "x.table", openblas);  // not of the id: no '-' after it
+  write(id + "-zen9.table", openblas);
+  EXPECT_EQ(default_table_path(*backend, dirs), (root / "cpu" / (id + "-zen9.table")).string());
+  write(id + ".table", openblas);  // a tie: the plain name
+  EXPECT_EQ(default_table_path(*backend, dirs), (root / "cpu" / (id + ".table")).string());
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace gemmroute
