@@ -667,7 +667,6 @@ TEST(GemmRepeat, ARepeatWithANullPointerIsStillRefused) {
   EXPECT_TRUE(test::same_bytes(o.c, before));
 }
 
-
 // Two machines sold under one name (one fingerprint id) each get their own table: the default
 // table is the one of <id>.table and <id>-<label>.table whose fingerprint matches the device in
 // the most fields; <id>.table on a tie; generic.table only where no table of the id exists.
@@ -676,7 +675,8 @@ TEST(DefaultTable, TheTableOfTheIdWhoseFingerprintMatchesMost) {
   const auto backend = make_backend(Device::cpu());
   const Fingerprint& mine = backend->fingerprint();
   const std::string id = mine.id();
-  const fs::path root = fs::temp_directory_path() / ("gemmroute-tables-" + std::to_string(getpid()));
+  const fs::path root =
+      fs::temp_directory_path() / ("gemmroute-tables-" + std::to_string(getpid()));
   fs::remove_all(root);
   fs::create_directories(root / "cpu");
   auto write = [&](const std::string& name, const std::string& openblas) {
