@@ -287,18 +287,28 @@ TEST(CudaApi, GroupedBatchesRunEveryGroup) {
   }
 }
 
+// How a group's A and B items lie: leading dimensions padded by 0..3 elements, or `tight`
+// (ld == rows) with `gap` elements between consecutive items (0: back to back).
+struct Layout {
+  bool tight = false;
+  std::int64_t gap = 0;
+};
+
 // One group of a grouped call held strided in device memory: items of op(A) op(B) with
-// padded leading dimensions, so the group is also one strided batch.
+// padded leading dimensions (or as `layout` says), so the group is also one strided batch.
 template <class T>
 struct Group {
   Op ta, tb;
-  std::int64_t m, n, k, batch, lda, ldb, ldc;
+  std::int64_t m, n, k, batch, lda, ldb, ldc, gap;
   T alpha, beta;
   std::vector<T> a, b, c0;
   test::DeviceMemory da, db, dc;
 
-  Group(std::mt19937_64& rng, std::int64_t least, std::int64_t bound, bool beta_zero) {
-    std::uniform_int_distribution<std::int64_t> size(least, bound), pad(0, 3), count(1, 40);
+  Group(std::mt19937_64& rng, std::int64_t least, std::int64_t bound, bool beta_zero,
+        Layout layout = {}) {
+    std::uniform_int_distribution<std::int64_t> size(least, bound), pad(0, layout.tight ? 0 : 3),
+        count(1, 40);
+    gap = layout.gap;
     const Op forms[] = {Op::N, Op::T, Op::C};
     ta = forms[rng() % 3];
     tb = forms[rng() % 3];
@@ -321,8 +331,8 @@ struct Group {
     test::cuda_ok(cudaMemcpy(db.ptr, b.data(), db.bytes, cudaMemcpyHostToDevice), "upload");
     reset();
   }
-  std::int64_t a_stride() const { return lda * (ta == Op::N ? k : m); }
-  std::int64_t b_stride() const { return ldb * (tb == Op::N ? n : k); }
+  std::int64_t a_stride() const { return lda * (ta == Op::N ? k : m) + gap; }
+  std::int64_t b_stride() const { return ldb * (tb == Op::N ? n : k) + gap; }
   std::int64_t c_stride() const { return ldc * n; }
   T* C() const { return static_cast<T*>(dc.ptr); }
   void reset() {
@@ -402,12 +412,13 @@ struct Group {
 // matches the reference, and the small ones give the bits of the cuda.small family run on the
 // group alone (the grouped kernel computes each item as that family does, whatever the tile).
 template <class T>
-void grouped_small_groups(std::uint64_t seed) {
+void grouped_small_groups(std::uint64_t seed, Layout layout = {}) {
   Context ctx(Device::cuda(0));
   std::mt19937_64 rng(seed);
   std::vector<std::unique_ptr<Group<T>>> groups;
   for (int g = 0; g < 40; ++g) {
-    groups.push_back(std::make_unique<Group<T>>(rng, 1, g < 10 ? 4 : g < 25 ? 16 : 64, g % 4 == 0));
+    groups.push_back(
+        std::make_unique<Group<T>>(rng, 1, g < 10 ? 4 : g < 25 ? 16 : 64, g % 4 == 0, layout));
   }
   groups.push_back(std::make_unique<Group<T>>(rng, 65, 90, false));  // runs its own choice
   std::vector<GemmItem> items;
@@ -453,6 +464,21 @@ TEST(CudaApi, GroupedSmallGroupsRunTogetherWithTheFamilysBits) {
   grouped_small_groups<double>(12);
   grouped_small_groups<std::complex<float>>(13);
   grouped_small_groups<std::complex<double>>(14);
+}
+
+// Groups whose A and B items are each contiguous (ld == rows) take the grouped launch's streamed
+// part: items back to back (one range a chunk), 16-byte aligned with gaps between them (16-byte
+// units item by item, where the item's size allows), or at odd element offsets (element by
+// element). The same reference and the same bits as the family's.
+TEST(CudaApi, GroupedContiguousItemsStreamWithTheFamilysBits) {
+  GEMMROUTE_REQUIRE_GPU();
+  for (const std::int64_t gap : {0, 1, 4, 8}) {
+    const Layout layout{true, gap};
+    grouped_small_groups<float>(21 + gap, layout);
+    grouped_small_groups<double>(22 + gap, layout);
+    grouped_small_groups<std::complex<float>>(23 + gap, layout);
+    grouped_small_groups<std::complex<double>>(24 + gap, layout);
+  }
 }
 
 // Grouped calls from several host threads on one Context share its staging area.
