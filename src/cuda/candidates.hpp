@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "core/backend.hpp"
 #include "core/candidate.hpp"
@@ -36,11 +35,7 @@ inline constexpr std::int64_t kFusedSizeBound = 64;
 // A group moving more bytes than this runs its own choice: its launch costs little against its
 // work, and the table's kernel for its size alone was measured faster than the grouped one
 // (bench --grouped on the H200: 1.2-2.4x at 10^5 and 10^6 items, 64 sizes).
-// GEMMROUTE_FUSED_GROUP_MIB (a compile definition) moves the bound, for measuring it only.
-#ifndef GEMMROUTE_FUSED_GROUP_MIB
-#define GEMMROUTE_FUSED_GROUP_MIB 8
-#endif
-inline constexpr std::int64_t kFusedGroupBytes = std::int64_t{GEMMROUTE_FUSED_GROUP_MIB} << 20;
+inline constexpr std::int64_t kFusedGroupBytes = std::int64_t{8} << 20;
 // Bytes of A, B and C over a problem's items without padding, in the input scalar's size.
 inline std::int64_t operand_bytes(const Problem& p) {
   return p.batch * (p.m * p.k + p.k * p.n + p.m * p.n) *
@@ -48,13 +43,6 @@ inline std::int64_t operand_bytes(const Problem& p) {
 }
 bool fusable(const GroupLaunch& group);
 void launch_fused_groups(std::span<const GroupLaunch* const> groups, const CudaExec& exec);
-// The grouped launch's streamed part (stream.cu): whether a group takes it with square tiles of
-// `tile` (its A and B items each contiguous, ld == rows, and a chunk's two buffers fit a block),
-// and the launches of one scalar's such groups, persistent blocks copying a chunk's operands
-// while they compute the one before (cuda.stream's structure).
-bool streamable(const Problem& p, int tile);
-void launch_streamed_groups(const std::vector<const Problem*>& groups, int tile,
-                            const CudaExec& exec);
 
 // cuda.small:s=..:t=..: the small-matrix family, every instantiated configuration.
 std::span<const Candidate* const> small_candidates();

@@ -117,7 +117,5 @@ inline unsigned grid_dim(std::int64_t want, std::int64_t cap) {
 }
 inline constexpr std::int64_t kGridYZ = 65535;
 inline constexpr std::int64_t kGridX = 2147483647;
-// Kernel parameters may take 32,764 bytes on sm_70 and later.
-inline constexpr std::size_t kMaxParameterBytes = 32764;
 
 }  // namespace gemmroute::cuda

@@ -434,6 +434,9 @@ constexpr int kGroupedMinBlocks = std::is_same_v<T, float> || (std::is_same_v<T,
                                   : std::is_same_v<T, double> ? 3
                                                               : kMinBlocks<T, TILE>;
 
+// Kernel parameters may take 32,764 bytes on sm_70 and later.
+constexpr std::size_t kMaxParameterBytes = 32764;
+
 template <class T, int TILE>
 __global__ void __launch_bounds__(kThreads, kGroupedMinBlocks<T, TILE>)
     grouped_kernel(const __grid_constant__ FusedTable<T> table) {
@@ -505,21 +508,15 @@ void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec)
 }
 
 // One scalar's groups: the largest tile's launches first, so their long blocks are not a tail.
-// Groups whose A and B items are each contiguous take the streamed launch (stream.cu), the rest
-// this file's grouped kernel; both compute every item as the cuda.small family does.
 template <class T>
 void launch_fused(const std::vector<const Problem*>& groups, const CudaExec& exec) {
-  std::vector<const Problem*> by_tile[3], streamed[3];
+  std::vector<const Problem*> by_tile[3];
   for (const Problem* p : groups) {
     const int tile = fused_tile(*p);
-    const int at = tile == 1 ? 0 : tile == 2 ? 1 : 2;
-    (streamable(*p, tile) ? streamed : by_tile)[at].push_back(p);
+    by_tile[tile == 1 ? 0 : tile == 2 ? 1 : 2].push_back(p);
   }
-  launch_streamed_groups(streamed[2], 4, exec);
   if (!by_tile[2].empty()) launch_fused_tile<T, 4>(std::move(by_tile[2]), exec);
-  launch_streamed_groups(streamed[1], 2, exec);
   if (!by_tile[1].empty()) launch_fused_tile<T, 2>(std::move(by_tile[1]), exec);
-  launch_streamed_groups(streamed[0], 1, exec);
   if (!by_tile[0].empty()) launch_fused_tile<T, 1>(std::move(by_tile[0]), exec);
 }
 

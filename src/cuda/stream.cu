@@ -24,14 +24,10 @@
 // Anything that is not packed (padding, broadcast operands, pointer arrays) is left to
 // cuda.small. Instantiations: t = 1, 2, 4 and v = 1, 2, 4 for each of the four scalars (24
 // kernels).
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
-#include <memory>
 #include <string>
-#include <type_traits>
-#include <vector>
 
 #include "core/dispatch.hpp"
 #include "cuda/candidates.hpp"
@@ -50,8 +46,6 @@ constexpr int kBound = 64;  // max(m, n, k)
 constexpr std::size_t kGroupBytes = 16 * 1024;
 // Two buffers of a group stay under this, so at least two blocks share a multiprocessor.
 constexpr std::size_t kMaxBlockShared = 112 * 1024;
-// Hopper's opt-in limit per block (227 KiB): where one item's two buffers pass it, nothing runs.
-constexpr std::size_t kMaxShared = 227 * 1024;
 
 // One operand's staged items: element (r, c) of op(X) at r * sr + c * sc within an item.
 struct Strides {
@@ -73,11 +67,6 @@ struct StreamArgs {
   bool read_c;                          // beta != 0
   bool vec_a, vec_c;                    // row tiles: A and C columns read as 16-byte vectors
   bool vec_b;                           // and B's columns along k (op(B) = B, k whole rows)
-  // The grouped launch's item-by-item copies of A and B: element-sized units (8 bytes for c64,
-  // which may sit on 8) and 16-byte units an item.
-  struct ItemUnits {
-    Divisor grains, vectors;
-  } units_a, units_b;
 };
 
 // Asynchronous global -> shared copies of 4, 8 or 16 bytes (sm_80 on; plain copies before).
@@ -181,10 +170,7 @@ struct Tile {
   static constexpr bool rows = ROWS;
 };
 
-// GROUPED: the grouped launch's items (below), whose C is found item by item (pointer arrays or
-// strides, any ldc) and read from global memory where beta != 0; otherwise packed C, read from
-// the staged copy.
-template <class T, class TL, bool GROUPED = false>
+template <class T, class TL>
 __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane& lane,
                                               std::int64_t g, const T* buf) {
   constexpr int TM = TL::tm, TN = TL::tn;
@@ -257,23 +243,6 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
 #pragma unroll
           for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
       }
-      }
-      if constexpr (GROUPED) {
-        T* const c = p.c.item(item0 + slot);
-#pragma unroll
-        for (int v = 0; v < TN; ++v) {
-          const int j = col[v];
-          if (j >= n) continue;
-#pragma unroll
-          for (int u = 0; u < TM; ++u) {
-            const int i = row[u];
-            if (i >= m) continue;
-            T* const out = c + i + static_cast<std::int64_t>(j) * p.c.ld;
-            const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
-            *out = s.read_c ? Ops<T>::fma(p.beta, *out, ab) : ab;
-          }
-        }
-        continue;
       }
       T* const c = cg + slot * s.ec;
       const T* const c0 = buf + s.off_c + slot * s.ec;
@@ -351,13 +320,12 @@ struct Plan {
   std::size_t shared;
 };
 
-// `stage_c`: C is staged where beta != 0 (packed batches; the grouped launch reads it in place).
 template <class T>
-Plan plan(const Problem& p, int tm, int tn, bool stage_c = true) {
+Plan plan(const Problem& p, int tm, int tn) {
   if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return {1, 0};  // nothing is staged
-  const bool with_c = stage_c && p.beta != 0.0;
   const std::size_t per_item =
-      static_cast<std::size_t>(p.m * p.k + p.k * p.n + (with_c ? p.m * p.n : 0)) * sizeof(T);
+      static_cast<std::size_t>(p.m * p.k + p.k * p.n + (p.beta == 0.0 ? 0 : p.m * p.n)) *
+      sizeof(T);
   const std::size_t tiles =
       static_cast<std::size_t>(((p.m + tm - 1) / tm) * ((p.n + tn - 1) / tn));
   std::size_t items = kGroupBytes / per_item;
@@ -370,14 +338,14 @@ Plan plan(const Problem& p, int tm, int tn, bool stage_c = true) {
   if (items > static_cast<std::size_t>(p.batch)) items = static_cast<std::size_t>(p.batch);
   // Each of the three ranges padded to 16 bytes within a buffer.
   auto pad = [](std::size_t elems) { return (elems * sizeof(T) + 15) / 16 * 16 / sizeof(T); };
-  const std::size_t buffer =
-      pad(items * p.m * p.k) + pad(items * p.k * p.n) + (with_c ? pad(items * p.m * p.n) : 0);
+  const std::size_t buffer = pad(items * p.m * p.k) + pad(items * p.k * p.n) +
+                             (p.beta == 0.0 ? 0 : pad(items * p.m * p.n));
   return {static_cast<std::uint32_t>(items), 2 * buffer * sizeof(T)};
 }
 
-// A batch's arguments for the stream kernels; `pl` from plan() with the same tile.
 template <class T, class TL>
-StreamArgs<T> stream_args(const Problem& p, const Plan& pl) {
+void launch_stream(const Problem& p, const CudaExec& exec) {
+  const Plan pl = plan<T>(p, TL::tm, TL::tn);
   StreamArgs<T> s{};
   s.p = make_args<T>(p);
   s.items = pl.items;
@@ -395,14 +363,6 @@ StreamArgs<T> stream_args(const Problem& p, const Plan& pl) {
   s.off_b = pad(std::size_t{pl.items} * s.ea);
   s.off_c = s.off_b + pad(std::size_t{pl.items} * s.eb);
   s.buffer = static_cast<std::uint32_t>(pl.shared / 2 / sizeof(T));
-  constexpr std::uint32_t kGrain = sizeof(T) > 8 ? 8 : sizeof(T);
-  auto units = [](std::uint32_t elements) {
-    const std::uint32_t bytes = elements * sizeof(T);
-    return typename StreamArgs<T>::ItemUnits{Divisor::of(std::max(1u, bytes / kGrain)),
-                                             Divisor::of(std::max(1u, bytes / 16))};
-  };
-  s.units_a = units(s.ea);
-  s.units_b = units(s.eb);
   const auto m = static_cast<std::uint32_t>(p.m), n = static_cast<std::uint32_t>(p.n),
              k = static_cast<std::uint32_t>(p.k);
   s.sa = p.ta == Op::N ? Strides{1, m} : Strides{k, 1};  // stored m x k, or k x m
@@ -425,209 +385,12 @@ StreamArgs<T> stream_args(const Problem& p, const Plan& pl) {
                           s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0,
                           pl.items * s.ea * z, pl.items * s.eb * z,
                           s.read_c ? pl.items * s.ec * z : 0});
-  return s;
-}
-
-template <class T, class TL>
-void launch_stream(const Problem& p, const CudaExec& exec) {
-  const Plan pl = plan<T>(p, TL::tm, TL::tn);
-  const StreamArgs<T> s = stream_args<T, TL>(p, pl);
   auto kernel = stream_kernel<T, TL>;
   const int per_sm = exec.blocks_per_sm(reinterpret_cast<const void*>(kernel), kThreads, pl.shared);
   const std::int64_t resident = std::int64_t{exec.sms()} * (per_sm > 0 ? per_sm : 1);
   kernel<<<grid_dim(s.groups < resident ? s.groups : resident, kGridX), kThreads, pl.shared,
            exec.cuda_stream()>>>(s);
   check_launch("stream_kernel");
-}
-
-// cuda.grouped's streamed launch: the small groups of a grouped call whose A and B items are
-// each contiguous (ld == rows; pointer arrays or strides), streamed as stream_kernel streams a
-// packed batch. The groups' arguments travel as a kernel parameter (up to kStreamGroups groups);
-// each group is cut into chunks of plan()'s items, and persistent, double-buffered blocks take
-// the launch's chunks in turn, copying the next chunk's A and B asynchronously while they
-// compute the current one. A chunk's items are copied as one range where they lie back to back
-// (pointer arrays made from a strided batch), by 16-byte units item by item where every item
-// starts on 16 bytes and is a whole number of them, else element by element; the block decides
-// together, from the item pointers. C is read (beta != 0) and written in place, item by item.
-// Each item is computed as cuda.small computes it (the same products in the same order): the
-// bits are the cuda.small family's. One kernel per scalar and square tile 1, 2, 4 (12).
-constexpr int kStreamGroups = 64;
-
-template <class T>
-struct StreamTable {
-  StreamArgs<T> group[kStreamGroups];        // s.groups: the group's chunks
-  std::uint32_t first_chunk[kStreamGroups];  // ascending; group g owns chunks up to the next
-  std::uint32_t chunks;                      // in all
-  int count;
-};
-
-// Copies a chunk's items to dst back to back in units of G bytes, `by.d` units an item.
-template <int G, class T>
-__device__ __forceinline__ void copy_item_units(T* dst, const Matrices<const T>& x,
-                                                std::int64_t item0, std::uint32_t items,
-                                                const Divisor& by) {
-  auto* out = reinterpret_cast<unsigned char*>(dst);
-  const std::uint32_t each = by.d;
-  for (std::uint32_t u = threadIdx.x; u < items * each; u += kThreads) {
-    const std::uint32_t item = by.div(u);
-    const auto* src = reinterpret_cast<const unsigned char*>(x.item(item0 + item));
-    copy_async<G>(out + u * G, src + (u - item * each) * G);
-  }
-}
-
-// Copies one operand of a chunk's items (`per` elements each, contiguous) into dst, back to
-// back. Every thread of the block calls it: the way is chosen together.
-template <class T>
-__device__ __forceinline__ void stage_items(T* dst, const Matrices<const T>& x, std::int64_t item0,
-                                            std::uint32_t items, std::uint32_t per,
-                                            const typename StreamArgs<T>::ItemUnits& units) {
-  const std::uint32_t tid = threadIdx.x;
-  bool next = true, aligned = true;
-  for (std::uint32_t i = tid; i < items; i += kThreads) {
-    const T* at = x.item(item0 + i);
-    aligned = aligned && reinterpret_cast<std::uintptr_t>(at) % 16 == 0;
-    if (i + 1 < items) next = next && x.item(item0 + i + 1) == at + per;
-  }
-  constexpr std::uint32_t z = sizeof(T);
-  if (__syncthreads_and(next)) {
-    const T* src = x.item(item0);
-    const auto addr = reinterpret_cast<std::uintptr_t>(src);
-    copy_range(dst, src, items * per * z, addr % 16 == 0 ? 16 : addr % 8 == 0 ? 8 : 4);
-    return;
-  }
-  if (__syncthreads_and(aligned) && per * z % 16 == 0) {
-    copy_item_units<16>(dst, x, item0, items, units.vectors);
-  } else {
-    copy_item_units<(z > 8 ? 8 : z)>(dst, x, item0, items, units.grains);
-  }
-}
-
-// The group owning chunk c: the last whose first chunk is at or before it.
-template <class T>
-__device__ __forceinline__ int group_of(const StreamTable<T>& t, std::uint32_t c) {
-  int lo = 0, hi = t.count - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (t.first_chunk[mid] <= c) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
-}
-
-// Starts the copies of chunk c into buf (one commit group per call, empty past the end).
-template <class T>
-__device__ __forceinline__ void issue_chunk(const StreamTable<T>& t, std::uint32_t c, T* buf) {
-  if (c < t.chunks) {
-    const int g = group_of(t, c);
-    const StreamArgs<T>& s = t.group[g];
-    const std::int64_t item0 = std::int64_t{c - t.first_chunk[g]} * s.items;
-    const std::int64_t left = s.p.batch - item0;
-    const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
-    stage_items(buf, s.p.a, item0, items, s.ea, s.units_a);
-    stage_items(buf + s.off_b, s.p.b, item0, items, s.eb, s.units_b);
-  }
-  commit_copies();
-}
-
-// Blocks per multiprocessor the grouped kernel's registers allow: one or two fewer than the
-// batch kernel's for the 1 x 1 and 2 x 2 tiles, whose chunk and group look-ups would spill
-// there (20-72 bytes); as many as its shared memory allows (two 16 KiB buffers) is 7.
-template <class T, class TL>
-constexpr int kGroupedMinBlocks = TL::tm == 1 ? (sizeof(T) == 4 ? 6 : sizeof(T) == 8 ? 5 : 4)
-                                  : TL::tm == 2 ? (sizeof(T) == 4 ? 5 : sizeof(T) == 8 ? 4 : 3)
-                                  : std::is_same_v<T, float>  ? 4
-                                  : std::is_same_v<T, double> ? 3
-                                                              : kMinBlocks<T, TL>;
-
-template <class T, class TL>
-__global__ void __launch_bounds__(kThreads, kGroupedMinBlocks<T, TL>)
-    grouped_stream_kernel(const __grid_constant__ StreamTable<T> t) {
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T* const first = reinterpret_cast<T*>(smem_raw);
-  const std::uint32_t buffer = t.group[0].buffer;  // every group's: the launch's largest
-  std::uint32_t c = blockIdx.x;
-  issue_chunk(t, c, first);
-  for (std::uint32_t b = 0; c < t.chunks; c += gridDim.x, b ^= 1) {
-    T* const buf = first + b * buffer;
-    T* const other = first + (b ^ 1) * buffer;
-    issue_chunk(t, c + gridDim.x, other);  // the next chunk, while this one computes
-    wait_copies<1>();
-    __syncthreads();
-    const int g = group_of(t, c);
-    const StreamArgs<T>& s = t.group[g];
-    const Lane lane = lane_of(s);
-    if (!lane.idle) compute_group<T, TL, true>(s, lane, c - t.first_chunk[g], buf);
-    __syncthreads();  // buf is refilled by the copies issued next iteration
-  }
-  wait_copies<0>();
-}
-
-// Whether a group takes the streamed launch with square tiles of `tile`: A's and B's items each
-// contiguous (ld == rows) and two buffers of one chunk within a block's shared memory.
-template <class T>
-bool streamable_as(const Problem& p, int tile) {
-  if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return false;
-  if (p.a.ld != p.rows_a() || p.b.ld != p.rows_b()) return false;
-  return plan<T>(p, tile, tile, false).shared <= kMaxShared;
-}
-
-// One scalar's streamed groups of one tile: up to kStreamGroups groups a launch, those with the
-// largest chunks first (their blocks take longest), a persistent grid.
-template <class T, int TILE>
-void launch_streamed_tile(std::vector<const Problem*> groups, const CudaExec& exec) {
-  using TL = Tile<TILE, TILE, false>;
-  static_assert(sizeof(StreamTable<T>) <= kMaxParameterBytes);
-  auto chunk_work = [](const Problem* p) {
-    return static_cast<double>(plan<T>(*p, TILE, TILE, false).items) *
-           static_cast<double>(p->m * p->n * p->k);
-  };
-  std::stable_sort(groups.begin(), groups.end(), [&](const Problem* x, const Problem* y) {
-    return chunk_work(x) > chunk_work(y);
-  });
-  auto kernel = grouped_stream_kernel<T, TL>;
-  std::size_t g = 0;
-  while (g < groups.size()) {
-    auto table = std::make_unique<StreamTable<T>>();
-    std::int64_t chunks = 0;
-    std::size_t shared = 0;
-    while (g < groups.size() && table->count < kStreamGroups) {
-      const Problem& p = *groups[g];
-      const Plan pl = plan<T>(p, TILE, TILE, false);
-      const StreamArgs<T> s = stream_args<T, TL>(p, pl);
-      if (table->count > 0 && chunks + s.groups > kGridX) break;
-      table->group[table->count] = s;
-      table->first_chunk[table->count] = static_cast<std::uint32_t>(chunks);
-      ++table->count;
-      chunks += s.groups;
-      shared = std::max(shared, pl.shared);
-      ++g;
-    }
-    for (int i = 0; i < table->count; ++i) {
-      table->group[i].buffer = static_cast<std::uint32_t>(shared / 2 / sizeof(T));
-    }
-    table->chunks = static_cast<std::uint32_t>(chunks);
-    exec.allow_shared(reinterpret_cast<const void*>(kernel), shared);
-    const int per_sm = exec.blocks_per_sm(reinterpret_cast<const void*>(kernel), kThreads, shared);
-    const std::int64_t resident = std::int64_t{exec.sms()} * (per_sm > 0 ? per_sm : 1);
-    kernel<<<grid_dim(std::min(chunks, resident), kGridX), kThreads, shared,
-             exec.cuda_stream()>>>(*table);
-    check_launch("grouped_stream_kernel");
-  }
-}
-
-template <class T, int TILE>
-void launch_streamed_sized(const std::vector<const Problem*>& groups, const CudaExec& exec) {
-  // Groups whose two buffers would leave a multiprocessor one block run in a launch of their own,
-  // so they do not set every block's shared memory.
-  std::vector<const Problem*> small, large;
-  for (const Problem* p : groups) {
-    (plan<T>(*p, TILE, TILE, false).shared <= kMaxBlockShared ? small : large).push_back(p);
-  }
-  if (!large.empty()) launch_streamed_tile<T, TILE>(std::move(large), exec);
-  if (!small.empty()) launch_streamed_tile<T, TILE>(std::move(small), exec);
 }
 
 // Square tiles with rows side_i apart (`t=`), or 16 bytes of rows by TN columns (`v=`).
@@ -689,6 +452,7 @@ class Stream final : public Candidate {
   }
 
  private:
+  static constexpr std::size_t kMaxShared = 227 * 1024;  // Hopper's opt-in limit per block
   int tile_;   // t=: T x T; v=: the columns TN
   bool rows_;  // v=: 16 bytes of rows
   void (*launch_)(const Problem&, const CudaExec&);
@@ -696,25 +460,6 @@ class Stream final : public Candidate {
 };
 
 }  // namespace
-
-bool streamable(const Problem& p, int tile) {
-  return dispatch(p.dtype, [&]<class H>() { return streamable_as<device_t<H>>(p, tile); });
-}
-
-void launch_streamed_groups(const std::vector<const Problem*>& groups, int tile,
-                            const CudaExec& exec) {
-  if (groups.empty()) return;
-  dispatch(groups.front()->dtype, [&]<class H>() {
-    using T = device_t<H>;
-    if (tile == 1) {
-      launch_streamed_sized<T, 1>(groups, exec);
-    } else if (tile == 2) {
-      launch_streamed_sized<T, 2>(groups, exec);
-    } else {
-      launch_streamed_sized<T, 4>(groups, exec);
-    }
-  });
-}
 
 std::span<const Candidate* const> stream_candidates() {
   static const Stream t1(1, false, &launch_square<1>), t2(2, false, &launch_square<2>),

@@ -466,9 +466,9 @@ TEST(CudaApi, GroupedSmallGroupsRunTogetherWithTheFamilysBits) {
   grouped_small_groups<std::complex<double>>(14);
 }
 
-// Groups whose A and B items are each contiguous (ld == rows) take the grouped launch's streamed
-// part: items back to back (one range a chunk), 16-byte aligned with gaps between them (16-byte
-// units item by item, where the item's size allows), or at odd element offsets (element by
+// Groups whose A and B items are each contiguous (ld == rows), as the grouped kernel's staging
+// finds them: back to back (one range a block), 16-byte aligned with gaps between them (16-byte
+// vectors item by item, where the item's size allows), or at odd element offsets (element by
 // element). The same reference and the same bits as the family's.
 TEST(CudaApi, GroupedContiguousItemsStreamWithTheFamilysBits) {
   GEMMROUTE_REQUIRE_GPU();
