@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes bench/shapes/llm.txt (one decoder layer's GEMMs of two common models at decode and
-prefill token counts) and the two one-layer sequences `bench --lt --replay` times.
+prefill token counts) and the three one-layer sequences `bench --lt --replay` times.
 
     scripts/llm_shapes.py        # from the repository root
 """
@@ -46,6 +46,7 @@ def main():
     open("bench/shapes/llm.txt", "w").write("\n".join(out) + "\n")
     layer("bench/shapes/llm-layer-8b-4096.txt", MODELS[0][0], "8b", MODELS[0][2], 4096)
     layer("bench/shapes/llm-layer-70b-16.txt", MODELS[1][0], "70b", MODELS[1][2], 16)
+    layer("bench/shapes/llm-layer-8b-16.txt", MODELS[0][0], "8b", MODELS[0][2], 16)
 
 
 if __name__ == "__main__":
