@@ -83,12 +83,14 @@ void apply_precision(Problem& p, const Options& options) {
 // functions of what is kept here: the Context (its backend, Exec and environment), the table and
 // the overrides; the scalars, forms, sizes, leading dimensions, strides, alpha and beta; which
 // pointers are null and each pointer's alignment up to the backend's selection_alignment (CPU:
-// the packed layout's 16 bytes; CUDA: 256, cuda.stream's granule and cuBLASLt's caps). A
-// call with a pin, GEMMROUTE_LOG or GEMMROUTE_RECORD, Options::table (loaded on first use, after
-// validation), or pointer arrays, takes the full path and is not kept.
+// the packed layout's 16 bytes; CUDA: 256, cuda.stream's granule and cuBLASLt's caps). A pinned
+// call is kept too, with the candidate its pin resolved to (a pin that names nothing never
+// matches, so it throws again). A call with GEMMROUTE_LOG or GEMMROUTE_RECORD, Options::table
+// (loaded on first use, after validation), or pointer arrays, takes the full path and is not kept.
 struct RepeatCall {
   std::uint64_t context = 0;  // ContextState::id: never reused, 0 is none
   const Table* table = nullptr;
+  const Candidate* pinned = nullptr;  // the pin's candidate; null: not pinned
   Route route = Route::automatic;
   Selector selector = kDefaultSelector;
   bool deterministic = false;
@@ -113,7 +115,9 @@ bool same_call(const detail::ContextState& st, const Table* table, const Overrid
                const Problem& p) noexcept {
   const RepeatCall& r = t_repeat;
   const Problem& g = r.given;
-  return r.context == st.id && r.table == table && r.route == ov.route &&
+  const Candidate* pinned = ov.pin.empty() ? nullptr : ov.pinned;
+  if (!ov.pin.empty() && !pinned) return false;  // names nothing: the full path says so
+  return r.context == st.id && r.table == table && r.pinned == pinned && r.route == ov.route &&
          r.selector == ov.selector && r.deterministic == ov.deterministic && p.dtype == g.dtype &&
          p.ta == g.ta && p.tb == g.tb && p.m == g.m && p.n == g.n && p.k == g.k &&
          p.batch == g.batch && p.alpha == g.alpha && p.beta == g.beta &&
@@ -129,6 +133,7 @@ void keep_call(const detail::ContextState& st, const Table* table, const Overrid
   RepeatCall& r = t_repeat;
   r.context = st.id;
   r.table = table;
+  r.pinned = ov.pin.empty() ? nullptr : ov.pinned;
   r.route = ov.route;
   r.selector = ov.selector;
   r.deterministic = ov.deterministic;
@@ -161,9 +166,9 @@ void run(Context& ctx, Order order, Problem& p, const Options& options) {
   detail::ContextState& st = detail::Access::state(ctx);
   check_options(options);
   apply_precision(p, options);
-  const bool keepable = options.pin.empty() && options.table.empty() && st.env.pin.empty() &&
-                        !st.env.log && !st.recorder && !p.pointer_array();
-  if (keepable && same_call(st, st.table.get(), st.overrides_for(options), p)) {
+  const bool keepable = options.table.empty() && !st.env.log && !st.recorder && !p.pointer_array();
+  const Overrides ov = st.overrides_for(options);
+  if (keepable && same_call(st, st.table.get(), ov, p)) {
     p.ta = t_repeat.ta;
     p.tb = t_repeat.tb;
     t_repeat.choice->launch(p, *st.exec);
@@ -173,7 +178,6 @@ void run(Context& ctx, Order order, Problem& p, const Options& options) {
   validate(p, swapped, st.host_memory);
   if (is_noop(p)) return;
   const Table* table = st.table_for(options);
-  const Overrides ov = st.overrides_for(options);
   const Candidate& c = choose(st, p, table, ov);
   if (keepable) keep_call(st, table, ov, p, given_ta, given_tb, c);
   c.launch(p, *st.exec);

@@ -551,8 +551,8 @@ class AlignedFloats {
 // A thread's last call is kept so that the same call again skips validation and selection
 // (src/core/gemm.cpp). Each variation below differs from the first case in one thing that can
 // change what runs (route, determinism, TF32, scalars, forms, sizes, leading dimensions,
-// alignment, order; and the Context): after the first case, it runs twice on this thread, the
-// second time as a repeat, and once on a fresh thread that has kept nothing. The repeat must
+// alignment, order, a pin; and the Context): after the first case, it runs twice on this thread,
+// the second time as a repeat, and once on a fresh thread that has kept nothing. The repeat must
 // choose what the fresh thread chooses, and all three give the same bytes. A fixture table
 // makes the choice change with k, ta, batch, m and n; the route changes it too.
 struct RepeatCase {
@@ -565,7 +565,7 @@ struct RepeatCase {
 };
 
 TEST(GemmRepeat, TheSameCallAgainRunsAsAFreshCallWould) {
-  std::vector<RepeatCase> cases(13);
+  std::vector<RepeatCase> cases(15);
   cases[0].what = "first";
   cases[1].what = "route vendor";
   cases[1].options.route = Route::vendor;
@@ -591,6 +591,11 @@ TEST(GemmRepeat, TheSameCallAgainRunsAsAFreshCallWould) {
   cases[11].order = Order::row_major;
   cases[12].what = "batch";
   cases[12].batch = 200;
+  cases[13].what = "pin";
+  cases[13].options.pin = "cpu.direct";
+  cases[14].what = "pin and route";
+  cases[14].options.pin = "cpu.direct";
+  cases[14].options.route = Route::native;
   std::mt19937_64 rng(21);
   const std::int64_t stride = 16384, room = stride * 200 + 1;
   AlignedFloats a(room), b(room), once(room), again(room), fresh(room);
@@ -643,6 +648,37 @@ TEST(GemmRepeat, TheSameCallAgainRunsAsAFreshCallWould) {
       EXPECT_EQ(spelling(), fresh_choice) << r.what << ", repeated";
       EXPECT_TRUE(test::same_bytes(once.values(), fresh.values())) << r.what;
       EXPECT_TRUE(test::same_bytes(again.values(), fresh.values())) << r.what << ", repeated";
+    }
+  }
+}
+
+// A pinned call is kept like a routed one, but a repeat whose pin names nothing, or names a
+// candidate the call's route refuses, is refused as a first call is, writing nothing.
+TEST(GemmRepeat, ARepeatWithAPinThatCannotRunIsStillRefused) {
+  Context ctx;
+  Operands o;
+  auto call = [&](const Options& opt) {
+    gemm<float>(ctx, Op::N, Op::N, o.m, o.n, o.k, 1.5f, o.a.data(), o.m, o.m * o.k, o.b.data(), o.k,
+                o.k * o.n, 0.5f, o.c.data(), o.m, o.m * o.n, o.batch, opt);
+  };
+  Options routed, pinned, nothing, refused;
+  pinned.pin = "cpu.direct";
+  nothing.pin = "cpu.nothing";
+  refused.pin = "openblas";
+  refused.route = Route::native;
+  for (const Options* kept : {&routed, &pinned}) {
+    call(*kept);
+    call(*kept);  // a repeat: kept
+    if (kept == &pinned) EXPECT_EQ(detail::kept_choice()->spelling(), "cpu.direct");
+    const auto before = o.c;
+    for (const Options* bad : {&nothing, &refused}) {
+      try {
+        call(*bad);
+        ADD_FAILURE() << "no error for pin " << bad->pin;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), Errc::not_runnable) << e.what();
+      }
+      EXPECT_TRUE(test::same_bytes(o.c, before)) << bad->pin;
     }
   }
 }
