@@ -669,7 +669,9 @@ TEST(GemmRepeat, ARepeatWithAPinThatCannotRunIsStillRefused) {
   for (const Options* kept : {&routed, &pinned}) {
     call(*kept);
     call(*kept);  // a repeat: kept
-    if (kept == &pinned) EXPECT_EQ(detail::kept_choice()->spelling(), "cpu.direct");
+    if (kept == &pinned) {
+      EXPECT_EQ(detail::kept_choice()->spelling(), "cpu.direct");
+    }
     const auto before = o.c;
     for (const Options* bad : {&nothing, &refused}) {
       try {
