@@ -115,9 +115,8 @@ bool same_call(const detail::ContextState& st, const Table* table, const Overrid
                const Problem& p) noexcept {
   const RepeatCall& r = t_repeat;
   const Problem& g = r.given;
-  const Candidate* pinned = ov.pin.empty() ? nullptr : ov.pinned;
-  if (!ov.pin.empty() && !pinned) return false;  // names nothing: the full path says so
-  return r.context == st.id && r.table == table && r.pinned == pinned && r.route == ov.route &&
+  if (!ov.pin.empty() && !ov.pinned) return false;  // names nothing: the full path says so
+  return r.context == st.id && r.table == table && r.pinned == ov.pinned && r.route == ov.route &&
          r.selector == ov.selector && r.deterministic == ov.deterministic && p.dtype == g.dtype &&
          p.ta == g.ta && p.tb == g.tb && p.m == g.m && p.n == g.n && p.k == g.k &&
          p.batch == g.batch && p.alpha == g.alpha && p.beta == g.beta &&
@@ -133,7 +132,7 @@ void keep_call(const detail::ContextState& st, const Table* table, const Overrid
   RepeatCall& r = t_repeat;
   r.context = st.id;
   r.table = table;
-  r.pinned = ov.pin.empty() ? nullptr : ov.pinned;
+  r.pinned = ov.pinned;  // null without a pin
   r.route = ov.route;
   r.selector = ov.selector;
   r.deterministic = ov.deterministic;

@@ -417,8 +417,8 @@ void grouped_small_groups(std::uint64_t seed, Layout layout = {}) {
   std::mt19937_64 rng(seed);
   std::vector<std::unique_ptr<Group<T>>> groups;
   for (int g = 0; g < 40; ++g) {
-    groups.push_back(
-        std::make_unique<Group<T>>(rng, 1, g < 10 ? 4 : g < 25 ? 16 : 64, g % 4 == 0, layout));
+    const std::int64_t bound = g < 10 ? 4 : g < 25 ? 16 : 64;
+    groups.push_back(std::make_unique<Group<T>>(rng, 1, bound, g % 4 == 0, layout));
   }
   groups.push_back(std::make_unique<Group<T>>(rng, 65, 90, false));  // runs its own choice
   std::vector<GemmItem> items;
@@ -470,7 +470,7 @@ TEST(CudaApi, GroupedSmallGroupsRunTogetherWithTheFamilysBits) {
 // finds them: back to back (one range a block), 16-byte aligned with gaps between them (16-byte
 // vectors item by item, where the item's size allows), or at odd element offsets (element by
 // element). The same reference and the same bits as the family's.
-TEST(CudaApi, GroupedContiguousItemsStreamWithTheFamilysBits) {
+TEST(CudaApi, GroupedContiguousItemsGiveTheFamilysBits) {
   GEMMROUTE_REQUIRE_GPU();
   for (const std::int64_t gap : {0, 1, 4, 8}) {
     const Layout layout{true, gap};
