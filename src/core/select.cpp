@@ -301,12 +301,14 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
       out += ")\n";
       if (l.basis != Basis::exact && launch_bound(key, table->reach) &&
           launch_bound(l.row->key, table->reach)) {
-        char buf[160];
+        char buf[224];
         std::snprintf(buf, sizeof buf,
                       "launch-bound: the key moves at most %.0f KiB with k <= %lld: the nearest "
-                      "row that does too, and only k and the forms count in the reach rule\n",
+                      "row that does too (m, n and batch at %g of their distance), and only k "
+                      "and the forms count in the reach rule\n",
                       table->reach.launch_bytes / 1024,
-                      static_cast<long long>(table->reach.launch_depth));
+                      static_cast<long long>(table->reach.launch_depth),
+                      table->reach.launch_size_weight);
         out += buf;
       }
     } else {

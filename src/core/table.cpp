@@ -504,9 +504,12 @@ void scan_bucket(const Table& table, std::size_t bucket_id, const double q[4], d
   auto consider = [&](const Table::Indexed& x) {
     if (launch_only && !x.launch_bound) return;
     const Row& r = table.rows[x.row];
-    // The same sum, in the same order, as key_distance.
-    const double d = offset + (std::abs(q[0] - x.log2_sizes[0]) + std::abs(q[1] - x.log2_sizes[1]) +
-                               std::abs(q[2] - x.log2_sizes[2]) + std::abs(q[3] - x.log2_sizes[3]));
+    // The same sum, in the same order, as key_distance; among launch-bound rows m, n and the
+    // batch count Reach::launch_size_weight of themselves.
+    const double w = launch_only ? table.reach.launch_size_weight : 1.0;
+    const double d =
+        offset + (w * std::abs(q[0] - x.log2_sizes[0]) + w * std::abs(q[1] - x.log2_sizes[1]) +
+                  std::abs(q[2] - x.log2_sizes[2]) + w * std::abs(q[3] - x.log2_sizes[3]));
     auto lex = [](const Key& k) { return std::tie(k.m, k.n, k.k, k.batch); };
     if (!best.row || d < best.distance ||
         (d == best.distance && bucket_id == best_bucket && lex(r.key) < lex(best.row->key))) {
@@ -518,16 +521,17 @@ void scan_bucket(const Table& table, std::size_t bucket_id, const double q[4], d
   // from below: walk outwards from the key's m and stop each way once that bound exceeds the
   // best distance (rows at an equal bound may still tie, so they are visited).
   const double lm = q[0];
+  const double wm = launch_only ? table.reach.launch_size_weight : 1.0;
   auto mid =
       std::lower_bound(bucket.begin(), bucket.end(), lm,
                        [](const Table::Indexed& x, double v) { return x.log2_sizes[0] < v; });
   for (auto it = mid; it != bucket.end(); ++it) {
-    if (best.row && offset + (it->log2_sizes[0] - lm) > best.distance) break;
+    if (best.row && offset + wm * (it->log2_sizes[0] - lm) > best.distance) break;
     consider(*it);
   }
   for (auto it = mid; it != bucket.begin();) {
     --it;
-    if (best.row && offset + (lm - it->log2_sizes[0]) > best.distance) break;
+    if (best.row && offset + wm * (lm - it->log2_sizes[0]) > best.distance) break;
     consider(*it);
   }
 }
@@ -584,7 +588,14 @@ struct Memo {
   // A launch-bound key takes the nearest launch-bound row where there is one: a row moving more
   // speaks for another regime, however near its sizes.
   Nearest best;
-  if (launch_bound(key, table.reach)) best = scan_nearest(table, key, true);
+  if (launch_bound(key, table.reach)) {
+    best = scan_nearest(table, key, true);
+    if (best.row && table.reach.launch_size_weight != 1) {  // ranked by the weighted sum
+      const Key& r = best.row->key;
+      const int differing = (r.ta != key.ta) + (r.tb != key.tb) + (r.layout != key.layout);
+      best.distance = key_distance(key, r) + (differing ? table.reach.form_step * differing : 0.0);
+    }
+  }
   if (!best.row) best = scan_nearest(table, key, false);
   if (table.index_id != 0) {
     const auto row = best.row ? static_cast<std::uint32_t>(best.row - table.rows.data()) : 0u;

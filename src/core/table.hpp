@@ -77,7 +77,9 @@ struct Diagnostic {
 // the log2 distance in batch counts `same_item_batch` of itself in that d. Where the key and the
 // row both move at most `launch_bytes` of operands (A, B and C once, in the input scalar) with
 // k <= `launch_depth`, both calls are bound by their launch, not their work: only the distance
-// in k and the forms count in d (0: never).
+// in k and the forms count in d (0: never). Such a key takes the nearest launch-bound row, with
+// m, n and the batch counting `launch_size_weight` of their distance in finding it (the row's
+// distance is still the whole one).
 struct Reach {
   double form_step = std::numeric_limits<double>::infinity();
   double vendor_growth = 0;
@@ -85,6 +87,7 @@ struct Reach {
   std::int64_t same_item_min_batch = 1;
   double launch_bytes = 0;
   std::int64_t launch_depth = 0;
+  double launch_size_weight = 1;
   bool operator==(const Reach&) const = default;
 };
 

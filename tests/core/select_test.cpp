@@ -383,6 +383,32 @@ TEST_F(SelectTest, LaunchBoundKeysTakeTheNearestLaunchBoundRow) {
   EXPECT_EQ(to_string(n.row->key), "f32 N N packed 4 4 4 16");
 }
 
+// Reach::launch_size_weight: among launch-bound rows, m, n and the batch count that part of
+// their distance in finding the nearest, so a row of the key's depth wins over one of nearer
+// sizes; the distance reported stays the whole one.
+TEST_F(SelectTest, LaunchBoundKeysWeighTheirDepthAboveTheirSizes) {
+  const Key key = key_of(problem(Scalar::f32, Op::N, Op::N, 4, 4, 8, 128));
+  table_.reach.launch_bytes = 1 << 20;
+  table_.reach.launch_depth = 64;
+  table_.index();
+  Nearest n = nearest_row(table_, key);
+  ASSERT_NE(n.row, nullptr);
+  EXPECT_EQ(to_string(n.row->key), "f32 N N packed 4 4 4 64");  // k: 1 step, batch: 1
+  EXPECT_EQ(n.distance, 2.0);
+  table_.reach.launch_size_weight = 0.25;
+  table_.index();
+  n = nearest_row(table_, key);
+  ASSERT_NE(n.row, nullptr);
+  // 0.25 x (1 + 1 + log2(1000 / 128)) = 1.24 against 1 + 0.25 x 1 = 1.25.
+  EXPECT_EQ(to_string(n.row->key), "f32 N N packed 8 8 8 1000");
+  EXPECT_NEAR(n.distance, 2 + std::log2(1000.0 / 128), 1e-12);
+  // A key that is not launch-bound keeps the whole distance.
+  n = nearest_row(table_, key_of(problem(Scalar::f32, Op::N, Op::N, 4, 4, 8, 65536)));
+  ASSERT_NE(n.row, nullptr);
+  EXPECT_EQ(to_string(n.row->key), "f32 N N packed 8 8 8 1000");
+  EXPECT_NEAR(n.distance, 2 + std::log2(65536 / 1000.0), 1e-12);
+}
+
 TEST_F(SelectTest, FingerprintMismatchIsReported) {
   ASSERT_FALSE(table_.notes.empty());
   EXPECT_NE(table_.notes[0].find("fingerprint.device is 'Fixture CPU'"), std::string::npos);
