@@ -83,7 +83,7 @@ TEST(CudaWithoutGpu, OnlySmallGroupsJoinTheGroupedLaunch) {
 TEST(CudaWithoutGpu, EachBackendHasItsReach) {
   bool offline = false;
   EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->reach(),
-            (Reach{0.5, 0.2, 0.5, 1024, 1 << 20, 64}));
+            (Reach{0.5, 0.2, 0.5, 1024, 1 << 20, 64, 0.25}));
   EXPECT_EQ(make_backend(Device::cpu())->reach(), Reach{});
 }
 
