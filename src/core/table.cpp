@@ -495,60 +495,66 @@ double key_distance(const Key& a, const Key& b) noexcept {
 
 namespace {
 
+// The nearest row so far: what it is ranked by, its distance, and the bucket it came from.
+struct Scan {
+  Nearest found;
+  double score = 0;  // the distance, with m, n and the batch weighted among launch-bound rows
+  std::size_t bucket = 0;
+};
+
 // Offers the rows of one bucket, each `offset` farther than its sizes say. `best` is replaced by
-// a nearer row, or by an equally near one of the same bucket that is lexicographically smaller:
-// between buckets, the one scanned first keeps a tie.
+// a row of lower score, or by one of equal score in the same bucket that is lexicographically
+// smaller: between buckets, the one scanned first keeps a tie. Among launch-bound rows m, n
+// and the batch count Reach::launch_size_weight of their distance in the score; the distance
+// kept is the whole one.
 void scan_bucket(const Table& table, std::size_t bucket_id, const double q[4], double offset,
-                 bool launch_only, Nearest& best, std::size_t& best_bucket) noexcept {
+                 bool launch_only, Scan& best) noexcept {
   const auto& bucket = table.buckets[bucket_id];
+  const double w = launch_only ? table.reach.launch_size_weight : 1.0;
   auto consider = [&](const Table::Indexed& x) {
     if (launch_only && !x.launch_bound) return;
     const Row& r = table.rows[x.row];
-    // The same sum, in the same order, as key_distance; among launch-bound rows m, n and the
-    // batch count Reach::launch_size_weight of themselves.
-    const double w = launch_only ? table.reach.launch_size_weight : 1.0;
-    const double d =
-        offset + (w * std::abs(q[0] - x.log2_sizes[0]) + w * std::abs(q[1] - x.log2_sizes[1]) +
-                  std::abs(q[2] - x.log2_sizes[2]) + w * std::abs(q[3] - x.log2_sizes[3]));
+    const double dm = std::abs(q[0] - x.log2_sizes[0]), dn = std::abs(q[1] - x.log2_sizes[1]),
+                 dk = std::abs(q[2] - x.log2_sizes[2]), db = std::abs(q[3] - x.log2_sizes[3]);
+    const double score = offset + (w * dm + w * dn + dk + w * db);
     auto lex = [](const Key& k) { return std::tie(k.m, k.n, k.k, k.batch); };
-    if (!best.row || d < best.distance ||
-        (d == best.distance && bucket_id == best_bucket && lex(r.key) < lex(best.row->key))) {
-      best = {&r, d};
-      best_bucket = bucket_id;
+    if (!best.found.row || score < best.score ||
+        (score == best.score && bucket_id == best.bucket &&
+         lex(r.key) < lex(best.found.row->key))) {
+      // The same sum, in the same order, as key_distance.
+      best = {{&r, offset + (dm + dn + dk + db)}, score, bucket_id};
     }
   };
-  // The bucket is sorted by log2 m, and offset + |log2 m - row's| alone bounds the distance
+  // The bucket is sorted by log2 m, and offset + w |log2 m - row's| alone bounds the score
   // from below: walk outwards from the key's m and stop each way once that bound exceeds the
-  // best distance (rows at an equal bound may still tie, so they are visited).
+  // best score (rows at an equal bound may still tie, so they are visited).
   const double lm = q[0];
-  const double wm = launch_only ? table.reach.launch_size_weight : 1.0;
   auto mid =
       std::lower_bound(bucket.begin(), bucket.end(), lm,
                        [](const Table::Indexed& x, double v) { return x.log2_sizes[0] < v; });
   for (auto it = mid; it != bucket.end(); ++it) {
-    if (best.row && offset + wm * (it->log2_sizes[0] - lm) > best.distance) break;
+    if (best.found.row && offset + w * (it->log2_sizes[0] - lm) > best.score) break;
     consider(*it);
   }
   for (auto it = mid; it != bucket.begin();) {
     --it;
-    if (best.row && offset + wm * (lm - it->log2_sizes[0]) > best.distance) break;
+    if (best.found.row && offset + w * (lm - it->log2_sizes[0]) > best.score) break;
     consider(*it);
   }
 }
 
 Nearest scan_nearest(const Table& table, const Key& key, bool launch_only) noexcept {
-  Nearest best;
+  Scan best;
   const double q[4] = {log2_size(key.m), log2_size(key.n), log2_size(key.k), log2_size(key.batch)};
-  std::size_t best_bucket = 0;
-  scan_bucket(table, bucket_index(key), q, 0, launch_only, best, best_bucket);
+  scan_bucket(table, bucket_index(key), q, 0, launch_only, best);
   const double step = table.reach.form_step;
-  if (!std::isfinite(step)) return best;
+  if (!std::isfinite(step)) return best.found;
   // The key's scalar in the other forms and layouts, fewest differing fields first, then in
   // (ta, tb, layout) order; once the offset alone is no nearer than the best, nothing farther
   // can win.
   for (int differing = 1; differing <= 3; ++differing) {
     const double offset = step * differing;
-    if (best.row && offset >= best.distance) break;
+    if (best.found.row && offset >= best.score) break;
     for (int ta = 0; ta < 3; ++ta) {
       for (int tb = 0; tb < 3; ++tb) {
         for (int layout = 0; layout < 2; ++layout) {
@@ -560,12 +566,12 @@ Nearest scan_nearest(const Table& table, const Key& key, bool launch_only) noexc
               differing) {
             continue;
           }
-          scan_bucket(table, bucket_index(other), q, offset, launch_only, best, best_bucket);
+          scan_bucket(table, bucket_index(other), q, offset, launch_only, best);
         }
       }
     }
   }
-  return best;
+  return best.found;
 }
 
 // Direct-mapped, per thread: 64 slots of (table index id, key) -> (row, distance).
@@ -588,14 +594,7 @@ struct Memo {
   // A launch-bound key takes the nearest launch-bound row where there is one: a row moving more
   // speaks for another regime, however near its sizes.
   Nearest best;
-  if (launch_bound(key, table.reach)) {
-    best = scan_nearest(table, key, true);
-    if (best.row && table.reach.launch_size_weight != 1) {  // ranked by the weighted sum
-      const Key& r = best.row->key;
-      const int differing = (r.ta != key.ta) + (r.tb != key.tb) + (r.layout != key.layout);
-      best.distance = key_distance(key, r) + (differing ? table.reach.form_step * differing : 0.0);
-    }
-  }
+  if (launch_bound(key, table.reach)) best = scan_nearest(table, key, true);
   if (!best.row) best = scan_nearest(table, key, false);
   if (table.index_id != 0) {
     const auto row = best.row ? static_cast<std::uint32_t>(best.row - table.rows.data()) : 0u;
