@@ -10,8 +10,9 @@
 // and per shape where auto's choice came from: the heuristic's own (top-1), one of its other
 // answers (top-i), cublas, or a configuration the tuner found beyond them (extended). The
 // summary gives auto's gain over top-1 and over cublas (t_other / t_auto), geomean, min and max,
-// for decode (n <= 256 tokens) and prefill. --replay times the shapes file as one sequence (a
-// decoder layer's GEMMs in order): top-1 and auto alternated, in ms per step.
+// for decode (n <= 256 tokens) and prefill, and over top-1 apart where auto runs another
+// candidate and where it runs top-1 itself (the bench's noise). --replay times the shapes file
+// as one sequence (a decoder layer's GEMMs in order): top-1 and auto alternated, in ms per step.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -63,8 +64,13 @@ LaunchArm auto_arm(const Table* table, const Backend& backend, const Exec& exec,
           }};
 }
 
+// Where auto runs top-1's own candidate, the two arms are one configuration and their ratio is
+// the bench's noise (plus a table look-up of nanoseconds), not a choice; those shapes are
+// summarised apart from the ones where the table chose something else.
 struct Gains {
   std::vector<double> over_top1, over_cublas;
+  std::vector<double> chosen_over_top1;  // auto runs another candidate than top-1
+  std::vector<double> same_over_top1;    // auto runs top-1's candidate
 };
 
 void print_gains(const char* phase, const Gains& g) {
@@ -76,6 +82,14 @@ void print_gains(const char* phase, const Gains& g) {
   };
   line("top-1", g.over_top1);
   line("cublas", g.over_cublas);
+  auto part = [&](const char* what, const std::vector<double>& v) {
+    if (v.empty()) return;
+    std::printf("  %-8s   %s: geomean %.3f  min %.3f  max %.3f  shapes %zu\n", "", what,
+                geomean(v), *std::min_element(v.begin(), v.end()),
+                *std::max_element(v.begin(), v.end()), v.size());
+  };
+  part("where auto runs another candidate than top-1 (the table's choice)", g.chosen_over_top1);
+  part("where auto runs top-1 itself (one candidate: the bench's noise)", g.same_over_top1);
 }
 
 // The shapes file as one sequence: each shape's operands made once, then top-1 (lt.heuristic
@@ -192,9 +206,11 @@ int bench_lt(const Args& args) {
     budget.extended = 0;
     const SearchSpace space = backend->search_space(probe_at(s.key), budget);
     std::string choice;
+    const Candidate& top1 = backend->vendor_default(s.key.dtype);
+    const std::string top1_spelling(top1.spelling());
     std::vector<LaunchArm> arms = {auto_arm(table.get(), *backend, *exec, choice),
                                    arm_for(*backend->find("cublas"), *exec),
-                                   arm_for(backend->vendor_default(s.key.dtype), *exec)};
+                                   arm_for(top1, *exec)};
     for (const auto& c : space.candidates) arms.push_back(arm_for(*c, *exec));
     PointReport r;
     try {
@@ -234,7 +250,11 @@ int bench_lt(const Args& args) {
     const char* phase = s.key.n <= kDecodeTokens ? "decode" : "prefill";
     const double tflops = t_auto > 0 ? flops_of(s.key) / (t_auto * 1e6) : 0;
     auto ratio = [&](double other) { return other > 0 && t_auto > 0 ? other / t_auto : 0.0; };
-    if (t_auto > 0 && t_top1 > 0) gains[phase].over_top1.push_back(ratio(t_top1));
+    if (t_auto > 0 && t_top1 > 0) {
+      gains[phase].over_top1.push_back(ratio(t_top1));
+      (choice == top1_spelling ? gains[phase].same_over_top1 : gains[phase].chosen_over_top1)
+          .push_back(ratio(t_top1));
+    }
     if (t_auto > 0 && t_cublas > 0) gains[phase].over_cublas.push_back(ratio(t_cublas));
     const Key& k = s.key;
     std::fprintf(
