@@ -7,14 +7,9 @@ where auto runs a record or cublas (the table's choice) and where it runs lt.heu
 
     scripts/llm_summary.py CSV...     (oldest first)
 """
-import csv
-import math
 import sys
 
-
-def rows(path):
-    with open(path) as f:
-        yield from csv.DictReader(line for line in f if not line.startswith("#"))
+from plot_common import geomean, read
 
 
 def main(paths):
@@ -23,7 +18,7 @@ def main(paths):
         return 2
     latest = {}
     for path in paths:
-        for r in rows(path):
+        for r, _ in read(path):
             if r.get("status") == "ok":
                 latest[r["shape"]] = (path, r)
     groups = {}
@@ -41,8 +36,7 @@ def main(paths):
             if not v:
                 continue
             xs = [x[0] for x in v]
-            g = math.exp(sum(map(math.log, xs)) / len(xs))
-            print(f"  {phase:8s} {names[part]:40s} shapes {len(xs):3d}  geomean {g:.3f}  "
+            print(f"  {phase:8s} {names[part]:40s} shapes {len(xs):3d}  geomean {geomean(xs):.3f}  "
                   f"min {min(xs):.3f}  max {max(xs):.3f}")
             for ratio, shape, path in sorted(v):
                 if ratio < 0.99 and part != "all":

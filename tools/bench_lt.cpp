@@ -74,22 +74,21 @@ struct Gains {
 };
 
 void print_gains(const char* phase, const Gains& g) {
-  auto line = [&](const char* what, const std::vector<double>& v) {
+  auto line = [](const std::string& head, const std::vector<double>& v) {
     if (v.empty()) return;
-    std::printf("  %-8s auto vs %-7s geomean %.3f  min %.3f  max %.3f  shapes %zu\n", phase, what,
-                geomean(v), *std::min_element(v.begin(), v.end()),
-                *std::max_element(v.begin(), v.end()), v.size());
+    std::printf("  %s geomean %.3f  min %.3f  max %.3f  shapes %zu\n", head.c_str(), geomean(v),
+                *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()),
+                v.size());
   };
-  line("top-1", g.over_top1);
-  line("cublas", g.over_cublas);
-  auto part = [&](const char* what, const std::vector<double>& v) {
-    if (v.empty()) return;
-    std::printf("  %-8s   %s: geomean %.3f  min %.3f  max %.3f  shapes %zu\n", "", what,
-                geomean(v), *std::min_element(v.begin(), v.end()),
-                *std::max_element(v.begin(), v.end()), v.size());
-  };
-  part("where auto runs another candidate than top-1 (the table's choice)", g.chosen_over_top1);
-  part("where auto runs top-1 itself (one candidate: the bench's noise)", g.same_over_top1);
+  char head[64];
+  std::snprintf(head, sizeof head, "%-8s auto vs %-7s", phase, "top-1");
+  line(head, g.over_top1);
+  std::snprintf(head, sizeof head, "%-8s auto vs %-7s", phase, "cublas");
+  line(head, g.over_cublas);
+  line("           where auto runs another candidate than top-1 (the table's choice):",
+       g.chosen_over_top1);
+  line("           where auto runs top-1 itself (one candidate: the bench's noise):",
+       g.same_over_top1);
 }
 
 // The shapes file as one sequence: each shape's operands made once, then top-1 (lt.heuristic
