@@ -1,7 +1,7 @@
-// cuda.stream:t=T and cuda.stream:v=N: packed batches of small matrices (max(m, n, k) <= 64),
-// streamed through shared memory. Such batches are bound by the bytes they move, so the kernel is
-// built to keep as many bytes in flight as the memory system needs, without a pause for the
-// arithmetic:
+// cuda.stream:t=T and cuda.stream:v=N[:runs=2]: packed batches of small matrices (max(m, n,
+// k) <= 64), streamed through shared memory. Such batches are bound by the bytes they move, so
+// the kernel is built to keep as many bytes in flight as the memory system needs, without a
+// pause for the arithmetic:
 //
 // - When A, B and C are each one contiguous range (items packed back to back, ld == rows), a
 //   group of consecutive items is one range of each. A block copies its group's three ranges
@@ -15,15 +15,17 @@
 //   or c32, 1 c64) by N columns, so where m is a multiple of those rows a column of op(A) is one
 //   16-byte shared load per k step and a column of C one 16-byte load and store: a quarter of
 //   the instructions per element for f32, which the t= tiles are bound by. Where op(B) = B
-//   and k is a multiple of the rows too, the rows' count of consecutive k of each tile column
-//   of B is one 16-byte load as well. C is read (beta != 0) from the staged copy and written
-//   straight from registers; beta == 0 never reads C.
+//   and k is a multiple of the run's rows too, that many consecutive k of each tile column of
+//   B are one 16-byte load as well. `v=N:runs=2`: two such runs of rows (8 f32, 4 f64 or c32,
+//   2 c64), so each load of B feeds twice the multiply-adds (for the larger sizes, where the
+//   loads per multiply-add bound the 4-row tiles). C is read (beta != 0) from the staged copy
+//   and written straight from registers; beta == 0 never reads C.
 // - Forms are runtime strides into the staged items (N, T; conjugation applied to the values),
 //   so one kernel serves all nine.
 //
 // Anything that is not packed (padding, broadcast operands, pointer arrays) is left to
-// cuda.small. Instantiations: t = 1, 2, 4 and v = 1, 2, 4 for each of the four scalars (24
-// kernels).
+// cuda.small. Instantiations: t = 1, 2, 4, v = 1, 2, 4 and v = 4:runs=2 for each of the four
+// scalars (28 kernels).
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -170,6 +172,42 @@ struct Tile {
   static constexpr bool rows = ROWS;
 };
 
+// TM consecutive elements at a 16-byte aligned address, moved as 16-byte runs where TM is a
+// whole number of them (row tiles), element by element otherwise (the t= tiles never take the
+// vector paths; this keeps them compiling).
+template <class T, int TM>
+__device__ __forceinline__ void load_runs(const T* at, T (&x)[TM]) {
+  constexpr int R = kRunLength<T>;
+  if constexpr (TM % R == 0) {
+#pragma unroll
+    for (int r = 0; r < TM / R; ++r) {
+      const Run<T, R> v = *reinterpret_cast<const Run<T, R>*>(at + r * R);
+#pragma unroll
+      for (int u = 0; u < R; ++u) x[r * R + u] = v.v[u];
+    }
+  } else {
+#pragma unroll
+    for (int u = 0; u < TM; ++u) x[u] = at[u];
+  }
+}
+
+template <class T, int TM>
+__device__ __forceinline__ void store_runs(const T (&x)[TM], T* at) {
+  constexpr int R = kRunLength<T>;
+  if constexpr (TM % R == 0) {
+#pragma unroll
+    for (int r = 0; r < TM / R; ++r) {
+      Run<T, R> v;
+#pragma unroll
+      for (int u = 0; u < R; ++u) v.v[u] = x[r * R + u];
+      *reinterpret_cast<Run<T, R>*>(at + r * R) = v;
+    }
+  } else {
+#pragma unroll
+    for (int u = 0; u < TM; ++u) at[u] = x[u];
+  }
+}
+
 template <class T, class TL>
 __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane& lane,
                                               std::int64_t g, const T* buf) {
@@ -203,23 +241,25 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
       for (int u = 0; u < TM; ++u)
 #pragma unroll
         for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::zero();
-      // Row tiles of two or four rows (f32, f64, c32; c64's one row gains nothing).
-      constexpr bool kVecB = TL::rows && TL::tm >= 2;
+      // Row tiles of 16-byte runs (f32, f64, c32; c64's one-row runs gain nothing).
+      constexpr int R = kRunLength<T>;
+      constexpr bool kVecB = TL::rows && R >= 2;
       if (kVecB && s.vec_a && s.vec_b) {
-        // op(A) = A and op(B) = B with k a multiple of the rows: a column of A and TM
-        // consecutive k of each of the tile's columns of B are 16-byte vectors, so TM k steps
-        // take 1 + TN / TM loads per k instead of 1 + TN.
-        for (int q = 0; q < k; q += TM) {
-          Run<T, TM> yb[TN];
+        // op(A) = A and op(B) = B with k a multiple of R: a column of A is TM / R 16-byte
+        // vectors and R consecutive k of each of the tile's columns of B one, so R k steps take
+        // R TM / R + TN loads instead of R (TM / R + TN).
+        for (int q = 0; q < k; q += R) {
+          Run<T, R> yb[TN];
 #pragma unroll
-          for (int v = 0; v < TN; ++v) yb[v] = *reinterpret_cast<const Run<T, TM>*>(b + cb[v] + q);
+          for (int v = 0; v < TN; ++v) yb[v] = *reinterpret_cast<const Run<T, R>*>(b + cb[v] + q);
 #pragma unroll
-          for (int w = 0; w < TM; ++w) {
-            const Run<T, TM> x = *reinterpret_cast<const Run<T, TM>*>(a + ra[0] + (q + w) * m);
+          for (int w = 0; w < R; ++w) {
+            T x[TM];
+            load_runs<T, TM>(a + ra[0] + (q + w) * m, x);
 #pragma unroll
             for (int u = 0; u < TM; ++u)
 #pragma unroll
-              for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x.v[u], yb[v].v[w], acc[u][v]);
+              for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x[u], yb[v].v[w], acc[u][v]);
           }
         }
       } else {
@@ -227,9 +267,7 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
       for (int q = 0; q < k; ++q) {
         T x[TM], y[TN];
         if (TL::rows && s.vec_a) {  // op(A) = A, m a multiple of TM: ra[0] is 16-byte aligned
-          const Run<T, TM> r = *reinterpret_cast<const Run<T, TM>*>(a + ra[0]);
-#pragma unroll
-          for (int u = 0; u < TM; ++u) x[u] = r.v[u];
+          load_runs<T, TM>(a + ra[0], x);
         } else {
 #pragma unroll
           for (int u = 0; u < TM; ++u) x[u] = maybe_conj(a[ra[u]], s.conj_a);
@@ -252,15 +290,15 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
         if (j >= n) continue;
         if (TL::rows && s.vec_c) {  // the TM rows are whole and 16-byte aligned in C and in c0
           const int at = row[0] + j * m;
-          Run<T, TM> out;
-          Run<T, TM> prev;
-          if (s.read_c) prev = *reinterpret_cast<const Run<T, TM>*>(c0 + at);
+          T out[TM];
+          T prev[TM];
+          if (s.read_c) load_runs<T, TM>(c0 + at, prev);
 #pragma unroll
           for (int u = 0; u < TM; ++u) {
             const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
-            out.v[u] = s.read_c ? Ops<T>::fma(p.beta, prev.v[u], ab) : ab;
+            out[u] = s.read_c ? Ops<T>::fma(p.beta, prev[u], ab) : ab;
           }
-          *reinterpret_cast<Run<T, TM>*>(c + at) = out;
+          store_runs<T, TM>(out, c + at);
           continue;
         }
 #pragma unroll
@@ -279,9 +317,12 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
 // as shared memory admits (7 or 8 at the 16 KiB groups), short of spilling registers. The f64
 // and c32 row tiles of 2 and 4 columns hold B's k pairs too: one block fewer (64 and 80
 // registers) than their element count would give; measured on the H200, up to 1.3x faster (f64
-// and c32 at n >= 10) than at 5 and 4 blocks with the spills (40-96 bytes) those leave.
+// and c32 at n >= 10) than at 5 and 4 blocks with the spills (40-96 bytes) those leave. Tiles
+// of two runs of rows hold twice the accumulators: two blocks (128 registers), which two buffers
+// of the larger items they are for leave anyway.
 template <class T, class TL>
-constexpr int kMinBlocks = TL::rows && sizeof(T) == 8 && TL::tn > 1 ? (TL::tn == 2 ? 4 : 3)
+constexpr int kMinBlocks = TL::rows && TL::tm * sizeof(T) > 16                    ? 2
+                           : TL::rows && sizeof(T) == 8 && TL::tn > 1 ? (TL::tn == 2 ? 4 : 3)
                            : TL::tm * TL::tn == 1  ? (sizeof(T) == 4 ? 8 : sizeof(T) == 8 ? 7 : 6)
                            : TL::tm * TL::tn <= 4 ? (sizeof(T) == 16 ? 4 : 5)
                            : TL::tm * TL::tn <= 8 ? (sizeof(T) == 16 ? 2 : 4)
@@ -376,9 +417,9 @@ void launch_stream(const Problem& p, const CudaExec& exec) {
   const bool whole = TL::rows && p.m % TL::tm == 0;
   s.vec_a = whole && p.ta == Op::N;
   s.vec_c = whole && reinterpret_cast<std::uintptr_t>(p.c.base) % 16 == 0;
-  // B's items start 16 bytes apart in the buffer when k n is a multiple of the rows, and its
-  // columns when k is.
-  s.vec_b = s.vec_a && p.tb == Op::N && p.k % TL::tm == 0;
+  // B's items and columns start 16 bytes apart in the buffer when k is a whole number of
+  // 16-byte runs.
+  s.vec_b = s.vec_a && p.tb == Op::N && p.k % kRunLength<T> == 0;
   const std::uintptr_t z = sizeof(T);
   s.granule = granule_of({reinterpret_cast<std::uintptr_t>(p.a.base),
                           reinterpret_cast<std::uintptr_t>(p.b.base),
@@ -402,21 +443,19 @@ void launch_square(const Problem& p, const CudaExec& exec) {
   });
 }
 
-template <int TN>
+template <int TN, int RUNS>
 void launch_rows(const Problem& p, const CudaExec& exec) {
   dispatch(p.dtype, [&]<class H>() {
     using T = device_t<H>;
-    launch_stream<T, Tile<kRunLength<T>, TN, true>>(p, exec);
+    launch_stream<T, Tile<RUNS * kRunLength<T>, TN, true>>(p, exec);
   });
 }
 
 class Stream final : public Candidate {
  public:
-  Stream(int tile, bool rows, void (*launch)(const Problem&, const CudaExec&))
-      : tile_(tile),
-        rows_(rows),
-        launch_(launch),
-        spelling_(std::string(rows ? "cuda.stream:v=" : "cuda.stream:t=") + std::to_string(tile)) {}
+  // t=T: T x T tiles (runs 0); v=TN: `runs` 16-byte runs of rows by TN columns.
+  Stream(int tile, int runs, void (*launch)(const Problem&, const CudaExec&))
+      : tile_(tile), runs_(runs), launch_(launch), spelling_(spell(tile, runs)) {}
   std::string_view spelling() const override { return spelling_; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
@@ -429,15 +468,12 @@ class Stream final : public Candidate {
       return Verdict::no("A, B and C must each be packed (items back to back, ld == rows)");
     }
     const int tm = dispatch(p.dtype, [&]<class H>() {
-      return rows_ ? kRunLength<device_t<H>> : tile_;
+      return runs_ > 0 ? runs_ * kRunLength<device_t<H>> : tile_;
     });
     // Where m is not a multiple of a row tile's rows, a column of op(A) and C is not one vector
     // and the tile is a slower t= tile (measured on the H200: 0.8x to 1.0x of the best t=), so
     // it is not offered.
-    if (rows_ && p.m % tm != 0) {
-      return Verdict::no(tm == 4 ? "m is not a multiple of 4 (16-byte row tiles of f32)"
-                                 : "m is not a multiple of 2 (16-byte row tiles)");
-    }
+    if (runs_ > 0 && p.m % tm != 0) return Verdict::no(kNotWhole[tm]);
     const std::size_t shared =
         dispatch(p.dtype, [&]<class H>() { return plan<device_t<H>>(p, tm, tile_).shared; });
     if (shared > kMaxShared) return Verdict::no("two buffers of one item exceed shared memory");
@@ -452,9 +488,19 @@ class Stream final : public Candidate {
   }
 
  private:
+  static std::string spell(int tile, int runs) {
+    if (runs == 0) return "cuda.stream:t=" + std::to_string(tile);
+    const std::string v = "cuda.stream:v=" + std::to_string(tile);
+    return runs == 1 ? v : v + ":runs=" + std::to_string(runs);
+  }
+  // Why a row tile of that many rows is not offered (a c64 run is one row: always whole).
+  static constexpr const char* kNotWhole[9] = {
+      nullptr, nullptr, "m is not a multiple of 2 (16-byte row tiles)", nullptr,
+      "m is not a multiple of 4 (16-byte row tiles of f32, 32-byte ones of f64 and c32)",
+      nullptr, nullptr, nullptr, "m is not a multiple of 8 (32-byte row tiles of f32)"};
   static constexpr std::size_t kMaxShared = 227 * 1024;  // Hopper's opt-in limit per block
-  int tile_;   // t=: T x T; v=: the columns TN
-  bool rows_;  // v=: 16 bytes of rows
+  int tile_;  // t=: T x T; v=: the columns TN
+  int runs_;  // v=: 16-byte runs of rows (1 or 2); 0 for t=
   void (*launch_)(const Problem&, const CudaExec&);
   std::string spelling_;
 };
@@ -462,10 +508,10 @@ class Stream final : public Candidate {
 }  // namespace
 
 std::span<const Candidate* const> stream_candidates() {
-  static const Stream t1(1, false, &launch_square<1>), t2(2, false, &launch_square<2>),
-      t4(4, false, &launch_square<4>), v1(1, true, &launch_rows<1>), v2(2, true, &launch_rows<2>),
-      v4(4, true, &launch_rows<4>);
-  static const std::array<const Candidate*, 6> all = {&t1, &t2, &t4, &v1, &v2, &v4};
+  static const Stream t1(1, 0, &launch_square<1>), t2(2, 0, &launch_square<2>),
+      t4(4, 0, &launch_square<4>), v1(1, 1, &launch_rows<1, 1>), v2(2, 1, &launch_rows<2, 1>),
+      v4(4, 1, &launch_rows<4, 1>), v4r2(4, 2, &launch_rows<4, 2>);
+  static const std::array<const Candidate*, 7> all = {&t1, &t2, &t4, &v1, &v2, &v4, &v4r2};
   return all;
 }
 
