@@ -61,7 +61,9 @@ std::string method_line(const MeasureDevice& d, const MeasureOptions& o) {
          " us of back-to-back calls; spread = interquartile range / median; each arm checked "
          "once per point against the long-double reference (<= " +
          g(o.check_macs) + " multiply-adds sampled); random full-mantissa operands, " +
-         (o.operands.unit_scalars ? "alpha = beta = 1" : "nonzero alpha and beta");
+         (o.operands.unit_scalars ? "alpha = beta = 1"
+          : o.operands.zero_beta  ? "nonzero alpha, beta = 0"
+                                  : "nonzero alpha and beta");
 }
 
 double macs_of(const Key& k) {

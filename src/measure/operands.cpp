@@ -218,6 +218,7 @@ OperandSets::OperandSets(const Key& key, MeasureDevice& device, const OperandOpt
     alpha = 1.0;
     beta = 1.0;
   }
+  if (o.zero_beta) beta = 0.0;
   problems_.reserve(static_cast<std::size_t>(sets));
   for (std::int64_t i = 0; i < sets; ++i) {
     Problem p = problem_at(key, base + i * set_bytes_);

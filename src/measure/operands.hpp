@@ -22,6 +22,9 @@ struct OperandOptions {
   // alpha = beta = 1 instead of random (the case some vendors, LIBXSMM among them, run
   // without an epilogue); C then grows by A B each call, far from overflow in any timing run.
   bool unit_scalars = false;
+  // beta = 0 (alpha random): C is only written, the case of a roofline of A and B read and C
+  // written. Tables are measured with beta != 0 (a row speaks for both); this is for evidence.
+  bool zero_beta = false;
 };
 
 // Bytes of one set for a key: A, B and C, each rounded up to 64 bytes. packed: ld == rows;

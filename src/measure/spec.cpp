@@ -200,6 +200,15 @@ Spec parse_spec(std::string_view text, const std::string& path) {
       if (one_number(0, 1e6, v)) spec.search.checks = static_cast<int>(v);
     } else if (name == "search-extended") {
       if (one_number(0, 1e4, v)) spec.search.extended = static_cast<int>(v);
+    } else if (name == "scalars") {
+      const std::string_view w = toks.size() == 2 ? toks[1].text : std::string_view();
+      if (w == "random" || w == "unit" || w == "beta-zero") {
+        spec.measure.operands.unit_scalars = w == "unit";
+        spec.measure.operands.zero_beta = w == "beta-zero";
+      } else {
+        error(toks.size() > 1 ? toks[1].column : toks[0].column,
+              "expected random, unit or beta-zero");
+      }
     } else if (name == "candidates") {
       if (toks.size() == 2 && toks[1].text == "all") continue;
       for (std::size_t i = 1; i < toks.size(); ++i) {
@@ -212,8 +221,9 @@ Spec parse_spec(std::string_view text, const std::string& path) {
     } else {
       error(toks[0].column, "unknown field '" + std::string(name) +
                                 "' (name, repetitions, warmup-ms, min-sample-us, rotation-factor, "
-                                "check-macs, refine-ratio, refine-max-points, search-heuristic, "
-                                "search-checks, search-extended, candidates, block)");
+                                "check-macs, scalars, refine-ratio, refine-max-points, "
+                                "search-heuristic, search-checks, search-extended, candidates, "
+                                "block)");
     }
   }
   if (block) diags.push_back({line_no, 1, "block '" + block->name + "' has no 'end'"});

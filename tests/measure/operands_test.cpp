@@ -46,6 +46,17 @@ TEST(Operands, ScalarsAreNonzeroAndValuesAreNotSmallIntegers) {
   EXPECT_LT(integers, 2);
 }
 
+TEST(Operands, ZeroBetaKeepsAlphaRandom) {
+  FakeDevice dev;
+  OperandOptions o;
+  o.zero_beta = true;
+  OperandSets sets(key(Scalar::c32, Op::N, Op::N, Layout::packed, 4, 4, 4, 2), dev, o);
+  for (std::int64_t i = 0; i < sets.count(); ++i) {
+    EXPECT_EQ(sets.problem(i).beta, std::complex<double>(0));
+    EXPECT_NE(sets.problem(i).alpha, std::complex<double>(1));
+  }
+}
+
 TEST(Operands, RotationFactorIsHonoured) {
   FakeDevice dev(1 << 20);
   OperandOptions o;

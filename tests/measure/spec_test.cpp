@@ -90,6 +90,19 @@ TEST(Spec, ErrorsNameFileLineAndColumn) {
   EXPECT_NE(message("block a\n dtype f32\n m =n\n n =m\n").find("bad.spec:4:5:"),
             std::string::npos);
   EXPECT_NE(message("# nothing\n").find("lattice is empty"), std::string::npos);
+  EXPECT_NE(message("scalars zero\n").find("bad.spec:1:9: expected random, unit or beta-zero"),
+            std::string::npos);
+}
+
+TEST(Spec, ScalarsChooseAlphaAndBeta) {
+  const std::string block = "block a\n dtype f32\n m 4\n n 4\n k 4\n batch 1\nend\n";
+  const OperandOptions plain = parse_spec(block, "s.spec").measure.operands;
+  EXPECT_FALSE(plain.unit_scalars);
+  EXPECT_FALSE(plain.zero_beta);
+  const OperandOptions zero = parse_spec("scalars beta-zero\n" + block, "s.spec").measure.operands;
+  EXPECT_FALSE(zero.unit_scalars);
+  EXPECT_TRUE(zero.zero_beta);
+  EXPECT_TRUE(parse_spec("scalars unit\n" + block, "s.spec").measure.operands.unit_scalars);
 }
 
 }  // namespace
