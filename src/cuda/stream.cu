@@ -173,8 +173,10 @@ struct Tile {
 };
 
 // TM consecutive elements at a 16-byte aligned address, moved as 16-byte runs where TM is a
-// whole number of them (row tiles), element by element otherwise (the t= tiles never take the
-// vector paths; this keeps them compiling).
+// whole number of them, element by element otherwise. compute_group takes these for tiles of
+// several runs and keeps its Run<T, TM> accesses for one run (and for the t= tiles, which
+// never take the vector paths): the one-run kernels compile to exactly what they were measured
+// as before several runs existed.
 template <class T, int TM>
 __device__ __forceinline__ void load_runs(const T* at, T (&x)[TM]) {
   constexpr int R = kRunLength<T>;
@@ -244,6 +246,8 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
       // Row tiles of 16-byte runs (f32, f64, c32; c64's one-row runs gain nothing).
       constexpr int R = kRunLength<T>;
       constexpr bool kVecB = TL::rows && R >= 2;
+      // A column of the tile is one Run<T, TM> (t= tiles: never read as vectors).
+      constexpr bool kOneRun = !TL::rows || TM <= R || TM % R != 0;
       if (kVecB && s.vec_a && s.vec_b) {
         // op(A) = A and op(B) = B with k a multiple of R: a column of A is TM / R 16-byte
         // vectors and R consecutive k of each of the tile's columns of B one, so R k steps take
@@ -254,12 +258,22 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
           for (int v = 0; v < TN; ++v) yb[v] = *reinterpret_cast<const Run<T, R>*>(b + cb[v] + q);
 #pragma unroll
           for (int w = 0; w < R; ++w) {
-            T x[TM];
-            load_runs<T, TM>(a + ra[0] + (q + w) * m, x);
+            if constexpr (kOneRun) {
+              const Run<T, TM> x =
+                  *reinterpret_cast<const Run<T, TM>*>(a + ra[0] + (q + w) * m);
 #pragma unroll
-            for (int u = 0; u < TM; ++u)
+              for (int u = 0; u < TM; ++u)
 #pragma unroll
-              for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x[u], yb[v].v[w], acc[u][v]);
+                for (int v = 0; v < TN; ++v)
+                  acc[u][v] = Ops<T>::fma(x.v[u], yb[v].v[w], acc[u][v]);
+            } else {
+              T x[TM];
+              load_runs<T, TM>(a + ra[0] + (q + w) * m, x);
+#pragma unroll
+              for (int u = 0; u < TM; ++u)
+#pragma unroll
+                for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x[u], yb[v].v[w], acc[u][v]);
+            }
           }
         }
       } else {
@@ -267,7 +281,13 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
       for (int q = 0; q < k; ++q) {
         T x[TM], y[TN];
         if (TL::rows && s.vec_a) {  // op(A) = A, m a multiple of TM: ra[0] is 16-byte aligned
-          load_runs<T, TM>(a + ra[0], x);
+          if constexpr (kOneRun) {
+            const Run<T, TM> r = *reinterpret_cast<const Run<T, TM>*>(a + ra[0]);
+#pragma unroll
+            for (int u = 0; u < TM; ++u) x[u] = r.v[u];
+          } else {
+            load_runs<T, TM>(a + ra[0], x);
+          }
         } else {
 #pragma unroll
           for (int u = 0; u < TM; ++u) x[u] = maybe_conj(a[ra[u]], s.conj_a);
@@ -290,15 +310,27 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
         if (j >= n) continue;
         if (TL::rows && s.vec_c) {  // the TM rows are whole and 16-byte aligned in C and in c0
           const int at = row[0] + j * m;
-          T out[TM];
-          T prev[TM];
-          if (s.read_c) load_runs<T, TM>(c0 + at, prev);
+          if constexpr (kOneRun) {
+            Run<T, TM> out;
+            Run<T, TM> prev;
+            if (s.read_c) prev = *reinterpret_cast<const Run<T, TM>*>(c0 + at);
 #pragma unroll
-          for (int u = 0; u < TM; ++u) {
-            const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
-            out[u] = s.read_c ? Ops<T>::fma(p.beta, prev[u], ab) : ab;
+            for (int u = 0; u < TM; ++u) {
+              const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
+              out.v[u] = s.read_c ? Ops<T>::fma(p.beta, prev.v[u], ab) : ab;
+            }
+            *reinterpret_cast<Run<T, TM>*>(c + at) = out;
+          } else {
+            T out[TM];
+            T prev[TM];
+            if (s.read_c) load_runs<T, TM>(c0 + at, prev);
+#pragma unroll
+            for (int u = 0; u < TM; ++u) {
+              const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
+              out[u] = s.read_c ? Ops<T>::fma(p.beta, prev[u], ab) : ab;
+            }
+            store_runs<T, TM>(out, c + at);
           }
-          store_runs<T, TM>(out, c + at);
           continue;
         }
 #pragma unroll
