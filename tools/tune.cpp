@@ -356,6 +356,28 @@ Table load_refine_table(const std::string& table_path, const Backend& backend) {
   return table;
 }
 
+constexpr std::string_view kRefinedLine = "# Refined by `gemmroute tune --refine`";
+
+// The table as --refine writes it back: its rows, the comments that followed its first line
+// (where it came from: `table build` writes them) and one line saying it was refined.
+std::string refined_text(const Table& table, const std::string& table_path) {
+  std::string text = write_table(table);
+  std::string old, why, comments;
+  if (read_input_file(table_path, old, why)) {  // it loaded a moment ago; if not, no comments
+    std::size_t at = old.find('\n');
+    while (at != std::string::npos && at + 1 < old.size() && old[at + 1] == '#') {
+      const std::size_t end = old.find('\n', at + 1);
+      const std::string line = old.substr(at + 1, end == std::string::npos ? end : end - at);
+      if (!line.starts_with(kRefinedLine)) comments += line;
+      at = end;
+    }
+  }
+  if (!comments.empty() && comments.back() != '\n') comments += '\n';
+  comments.append(kRefinedLine).append(": its rows marked `refined` were measured there.\n");
+  text.insert(text.find('\n') + 1, comments);
+  return text;
+}
+
 int run_refine(Session& s, Table table, const std::string& table_path, const OutputRules& rules,
                double margin, const std::string& out) {
   std::vector<std::string> order;
@@ -386,8 +408,9 @@ int run_refine(Session& s, Table table, const std::string& table_path, const Out
   RefineReport report = refine(table, order, measurer, o);
   progress.finish();
   // Write the table back, whole, with its new rows: replacing it is what --refine is for.
+  const std::string text = refined_text(table, table_path);
   OutputFile file(table_path, "refine", rules);
-  file.write(write_table(table));
+  file.write(text);
   file.commit();
   std::printf(
       "refine: %d edges; measured %d points, added %zu refined rows to %s; %d brackets "

@@ -393,6 +393,36 @@ class Files(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertIn("1 rows ranked with both runs", out)
 
+    def test_refine_keeps_the_tables_comments_and_says_it_refined(self):
+        spec = self.write("tiny.spec", TINY_SPEC.replace("m 2 3", "m 2 8").replace(
+            "repetitions 7", "repetitions 7\ncandidates openblas cpu.direct\nrefine-max-points 2"))
+        results = self.path("r.csv")
+        rc, out = run("tune", "--device", "cpu", "--spec", spec, "--out", results)
+        self.assertEqual(rc, 0, out)
+        lines = []  # cpu.direct wins at 2^3, openblas at 8^3: one edge to bisect
+        for line in self.read("r.csv").decode().splitlines():
+            f = line.split(",")
+            if len(f) > 12 and f[12] == "ok":
+                fast = f[8] == ("cpu.direct" if f[4] == "2" else "openblas")
+                f[9], f[10] = ("0.5" if fast else "1.0"), "1.0"
+                line = ",".join(f)
+            lines.append(line)
+        self.write("r.csv", "\n".join(lines) + "\n")
+        table = self.path("t.table")
+        rc, out = run("table", "build", results, "--out", table)
+        self.assertEqual(rc, 0, out)
+        for _ in range(2):
+            rc, out = run("tune", "--device", "cpu", "--spec", spec, "--out", results,
+                          "--refine", table)
+            self.assertEqual(rc, 0, out)
+            text = self.read("t.table").decode().splitlines()
+            self.assertTrue(text[1].startswith("# Built by `gemmroute table build"), text[:4])
+            refined = [l for l in text if l.startswith("# Refined by `gemmroute tune --refine`")]
+            self.assertEqual(len(refined), 1, text[:6])
+            self.assertTrue(any(" refined " in l for l in text if l.startswith("row ")))
+        rc, out = run("table", "check", table)
+        self.assertEqual(rc, 0, out)
+
     def test_tune_failures_leave_no_results_file(self):
         spec = self.write("tiny.spec", TINY_SPEC)
         bad_table = self.write("bad.table", "gemmroute-table 1\nfingerprint.backend cpu\n")
