@@ -367,7 +367,7 @@ std::string refined_text(const Table& table, const std::string& table_path) {
     std::size_t at = old.find('\n');
     while (at != std::string::npos && at + 1 < old.size() && old[at + 1] == '#') {
       const std::size_t end = old.find('\n', at + 1);
-      const std::string line = old.substr(at + 1, end == std::string::npos ? end : end - at);
+      const std::string line = old.substr(at + 1, end - at);  // to the end where none follows
       if (!line.starts_with(kRefinedLine)) comments += line;
       at = end;
     }

@@ -172,41 +172,32 @@ struct Tile {
   static constexpr bool rows = ROWS;
 };
 
-// TM consecutive elements at a 16-byte aligned address, moved as 16-byte runs where TM is a
-// whole number of them, element by element otherwise. compute_group takes these for tiles of
-// several runs and keeps its Run<T, TM> accesses for one run (and for the t= tiles, which
-// never take the vector paths): the one-run kernels compile to exactly what they were measured
-// as before several runs existed.
+// TM consecutive elements at a 16-byte aligned address, TM a whole number of 16-byte runs, moved
+// run by run. compute_group takes these for tiles of several runs and keeps its Run<T, TM>
+// accesses for one run (and for the t= tiles, which never take the vector paths): the one-run
+// kernels compile to exactly what they were measured as before several runs existed.
 template <class T, int TM>
 __device__ __forceinline__ void load_runs(const T* at, T (&x)[TM]) {
   constexpr int R = kRunLength<T>;
-  if constexpr (TM % R == 0) {
+  static_assert(TM % R == 0);
 #pragma unroll
-    for (int r = 0; r < TM / R; ++r) {
-      const Run<T, R> v = *reinterpret_cast<const Run<T, R>*>(at + r * R);
+  for (int r = 0; r < TM / R; ++r) {
+    const Run<T, R> v = *reinterpret_cast<const Run<T, R>*>(at + r * R);
 #pragma unroll
-      for (int u = 0; u < R; ++u) x[r * R + u] = v.v[u];
-    }
-  } else {
-#pragma unroll
-    for (int u = 0; u < TM; ++u) x[u] = at[u];
+    for (int u = 0; u < R; ++u) x[r * R + u] = v.v[u];
   }
 }
 
 template <class T, int TM>
 __device__ __forceinline__ void store_runs(const T (&x)[TM], T* at) {
   constexpr int R = kRunLength<T>;
-  if constexpr (TM % R == 0) {
+  static_assert(TM % R == 0);
 #pragma unroll
-    for (int r = 0; r < TM / R; ++r) {
-      Run<T, R> v;
+  for (int r = 0; r < TM / R; ++r) {
+    Run<T, R> v;
 #pragma unroll
-      for (int u = 0; u < R; ++u) v.v[u] = x[r * R + u];
-      *reinterpret_cast<Run<T, R>*>(at + r * R) = v;
-    }
-  } else {
-#pragma unroll
-    for (int u = 0; u < TM; ++u) at[u] = x[u];
+    for (int u = 0; u < R; ++u) v.v[u] = x[r * R + u];
+    *reinterpret_cast<Run<T, R>*>(at + r * R) = v;
   }
 }
 
@@ -527,7 +518,8 @@ class Stream final : public Candidate {
   }
   // Why a row tile of that many rows is not offered (a c64 run is one row: always whole).
   static constexpr const char* kNotWhole[9] = {
-      nullptr, nullptr, "m is not a multiple of 2 (16-byte row tiles)", nullptr,
+      nullptr, nullptr,
+      "m is not a multiple of 2 (16-byte row tiles of f64 and c32, 32-byte ones of c64)", nullptr,
       "m is not a multiple of 4 (16-byte row tiles of f32, 32-byte ones of f64 and c32)",
       nullptr, nullptr, nullptr, "m is not a multiple of 8 (32-byte row tiles of f32)"};
   static constexpr std::size_t kMaxShared = 227 * 1024;  // Hopper's opt-in limit per block
