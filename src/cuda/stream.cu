@@ -20,16 +20,21 @@
 //   2 c64), so each load of B feeds twice the multiply-adds (for the larger sizes, where the
 //   loads per multiply-add bound the 4-row tiles). C is read (beta != 0) from the staged copy
 //   and written straight from registers; beta == 0 never reads C.
+// - `mma=8`, `mma=16` (f64 and c64): each warp computes 8 x 8 or 16 x 16 of an item's C on the
+//   f64 tensor cores (mma.m8n8k4.f64, DMMA: twice the CUDA cores' f64 rate on sm_90, and one
+//   instruction for 256 multiply-adds), its fragments read from the staged copies; a c64 product
+//   is four real ones. Edges are masked (zeros past m, n and k), so any size runs.
 // - Forms are runtime strides into the staged items (N, T; conjugation applied to the values),
 //   so one kernel serves all nine.
 //
 // Anything that is not packed (padding, broadcast operands, pointer arrays) is left to
 // cuda.small. Instantiations: t = 1, 2, 4, v = 1, 2, 4 and v = 4:runs=2 for each of the four
-// scalars (28 kernels).
+// scalars, mma = 8 and 16 for f64 and c64 (32 kernels).
 #include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 
 #include "core/dispatch.hpp"
 #include "cuda/candidates.hpp"
@@ -170,6 +175,16 @@ template <int TM, int TN, bool ROWS>
 struct Tile {
   static constexpr int tm = TM, tn = TN;
   static constexpr bool rows = ROWS;
+  static constexpr bool mma = false;
+};
+
+// A warp's tile on the f64 tensor cores: W x W blocks of 8 x 8 (tm and tn count elements, as
+// for Tile; side_i and side_j count these warp tiles).
+template <int W>
+struct MmaTile {
+  static constexpr int tm = 8 * W, tn = 8 * W;
+  static constexpr bool rows = false;
+  static constexpr bool mma = true;
 };
 
 // TM consecutive elements at a 16-byte aligned address, TM a whole number of 16-byte runs, moved
@@ -336,6 +351,116 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
   }
 }
 
+// d += a b for one 8 x 8 x 4 block: A row-major 8 x 4 (a lane holds row lane / 4, column
+// lane % 4), B column-major 4 x 8 (row lane % 4, column lane / 4), D 8 x 8 (row lane / 4, columns
+// 2 (lane % 4) and the next). Every lane of the warp takes part.
+__device__ __forceinline__ void mma_8x8x4(double (&d)[2], double a, double b) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a), "d"(b));
+#else  // the same products from the lanes that hold them
+  const int lane = static_cast<int>(threadIdx.x % 32), row = lane / 4, col = 2 * (lane % 4);
+  for (int t = 0; t < 4; ++t) {
+    const double x = __shfl_sync(0xffffffffu, a, row * 4 + t);
+    d[0] = ::fma(x, __shfl_sync(0xffffffffu, b, col * 4 + t), d[0]);
+    d[1] = ::fma(x, __shfl_sync(0xffffffffu, b, (col + 1) * 4 + t), d[1]);
+  }
+#endif
+}
+
+// The mma= tiles: warp w of the block takes warp tiles w, w + 8, ... of the group's items (item
+// by item, then tile). A lane reads its element of op(A) and of op(B) for each 8 x 8 x 4 block
+// (rows, columns and k past the item's edge read a clamped element and use zero), so one code
+// serves every size and form; C is written element by element from the D fragments.
+template <class T, class TL>
+__device__ __forceinline__ void compute_group_mma(const StreamArgs<T>& s, std::int64_t g,
+                                                  const T* buf) {
+  constexpr int W = TL::tm / 8;
+  constexpr int kParts = Ops<T>::complex ? 2 : 1;  // real, imaginary
+  const Args<T>& p = s.p;
+  const std::int64_t item0 = g * s.items;
+  const std::int64_t left = p.batch - item0;
+  const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
+  const int lane = static_cast<int>(threadIdx.x % 32), lr = lane / 4, lc = lane % 4;
+  T* const cg = p.c.base + item0 * s.ec;
+  const std::uint32_t work = items * s.per_item.d;
+  for (std::uint32_t w = threadIdx.x / 32; w < work; w += kThreads / 32) {
+    const std::uint32_t slot = s.per_item.div(w);
+    const std::uint32_t tile = w - slot * s.per_item.d;
+    const std::uint32_t tj = s.by_side_i.div(tile);
+    const std::uint32_t ti = tile - tj * s.side_i;
+    const T* const a = buf + slot * s.ea;
+    const T* const b = buf + s.off_b + slot * s.eb;
+    std::uint32_t ra[W], cb[W];
+    bool va[W], vb[W];
+#pragma unroll
+    for (int u = 0; u < W; ++u) {
+      const int i = static_cast<int>(ti) * TL::tm + 8 * u + lr;
+      va[u] = i < m;
+      ra[u] = static_cast<std::uint32_t>(va[u] ? i : m - 1) * s.sa.sr;
+      const int j = static_cast<int>(tj) * TL::tn + 8 * u + lr;
+      vb[u] = j < n;
+      cb[u] = static_cast<std::uint32_t>(vb[u] ? j : n - 1) * s.sb.sc;
+    }
+    double acc[kParts][W][W][2];
+#pragma unroll
+    for (int r = 0; r < kParts; ++r)
+#pragma unroll
+      for (int u = 0; u < W; ++u)
+#pragma unroll
+        for (int v = 0; v < W; ++v) acc[r][u][v][0] = acc[r][u][v][1] = 0.0;
+    for (int q0 = 0; q0 < k; q0 += 4) {
+      const int q = q0 + lc;
+      const bool vq = q < k;
+      const std::uint32_t qa = static_cast<std::uint32_t>(vq ? q : k - 1) * s.sa.sc;
+      const std::uint32_t qb = static_cast<std::uint32_t>(vq ? q : k - 1) * s.sb.sr;
+      T x[W], y[W];
+#pragma unroll
+      for (int u = 0; u < W; ++u) {
+        x[u] = va[u] && vq ? maybe_conj(a[ra[u] + qa], s.conj_a) : Ops<T>::zero();
+        y[u] = vb[u] && vq ? maybe_conj(b[qb + cb[u]], s.conj_b) : Ops<T>::zero();
+      }
+#pragma unroll
+      for (int u = 0; u < W; ++u)
+#pragma unroll
+        for (int v = 0; v < W; ++v) {
+          if constexpr (Ops<T>::complex) {  // (xr + i xi)(yr + i yi): four real products
+            mma_8x8x4(acc[0][u][v], x[u].re, y[v].re);
+            mma_8x8x4(acc[0][u][v], -x[u].im, y[v].im);
+            mma_8x8x4(acc[1][u][v], x[u].re, y[v].im);
+            mma_8x8x4(acc[1][u][v], x[u].im, y[v].re);
+          } else {
+            mma_8x8x4(acc[0][u][v], x[u], y[v]);
+          }
+        }
+    }
+    T* const c = cg + slot * s.ec;
+    const T* const c0 = buf + s.off_c + slot * s.ec;
+#pragma unroll
+    for (int u = 0; u < W; ++u) {
+      const int i = static_cast<int>(ti) * TL::tm + 8 * u + lr;
+      if (i >= m) continue;
+#pragma unroll
+      for (int v = 0; v < W; ++v)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int j = static_cast<int>(tj) * TL::tn + 8 * v + 2 * lc + e;
+          if (j >= n) continue;
+          T r;
+          if constexpr (Ops<T>::complex) {
+            r = {acc[0][u][v][e], acc[1][u][v][e]};
+          } else {
+            r = acc[0][u][v][e];
+          }
+          const T ab = Ops<T>::mul(p.alpha, r);
+          c[i + j * m] = s.read_c ? Ops<T>::fma(p.beta, c0[i + j * m], ab) : ab;
+        }
+    }
+  }
+}
+
 // Blocks per multiprocessor the registers must allow: small tiles are latency-bound, so as many
 // as shared memory admits (7 or 8 at the 16 KiB groups), short of spilling registers. The f64
 // and c32 row tiles of 2 and 4 columns hold B's k pairs too: one block fewer (64 and 80
@@ -344,7 +469,8 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
 // of two runs of rows hold twice the accumulators: two blocks (128 registers), which two buffers
 // of the larger items they are for leave anyway.
 template <class T, class TL>
-constexpr int kMinBlocks = TL::rows && TL::tm * sizeof(T) > 16                    ? 2
+constexpr int kMinBlocks = TL::mma                                               ? 3
+                           : TL::rows && TL::tm * sizeof(T) > 16                  ? 2
                            : TL::rows && sizeof(T) == 8 && TL::tn > 1 ? (TL::tn == 2 ? 4 : 3)
                            : TL::tm * TL::tn == 1  ? (sizeof(T) == 4 ? 8 : sizeof(T) == 8 ? 7 : 6)
                            : TL::tm * TL::tn <= 4 ? (sizeof(T) == 16 ? 4 : 5)
@@ -364,7 +490,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TL>) stream_kernel(Str
     issue_group(s, g + gridDim.x, other);  // the next group, while this one computes
     wait_copies<1>();                      // this thread's copies of group g are done
     __syncthreads();                       // and every other thread's
-    if (!lane.idle) compute_group<T, TL>(s, lane, g, buf);
+    if constexpr (TL::mma) {
+      compute_group_mma<T, TL>(s, g, buf);
+    } else if (!lane.idle) {
+      compute_group<T, TL>(s, lane, g, buf);
+    }
     __syncthreads();  // buf is refilled by the copies issued next iteration
   }
   wait_copies<0>();  // nothing in flight when the block ends
@@ -384,8 +514,9 @@ struct Plan {
   std::size_t shared;
 };
 
+// tm x tn: a thread's tile, or (lanes 32) a warp's.
 template <class T>
-Plan plan(const Problem& p, int tm, int tn) {
+Plan plan(const Problem& p, int tm, int tn, int lanes) {
   if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return {1, 0};  // nothing is staged
   const std::size_t per_item =
       static_cast<std::size_t>(p.m * p.k + p.k * p.n + (p.beta == 0.0 ? 0 : p.m * p.n)) *
@@ -393,7 +524,8 @@ Plan plan(const Problem& p, int tm, int tn) {
   const std::size_t tiles =
       static_cast<std::size_t>(((p.m + tm - 1) / tm) * ((p.n + tn - 1) / tn));
   std::size_t items = kGroupBytes / per_item;
-  const std::size_t fill = (kThreads + tiles - 1) / tiles;  // items that give every thread a tile
+  const std::size_t workers = kThreads / static_cast<std::size_t>(lanes);
+  const std::size_t fill = (workers + tiles - 1) / tiles;  // items that give each a tile
   if (items < fill) items = fill;
   const std::size_t fit = kMaxBlockShared / (2 * (per_item + 48));
   if (items > fit) items = fit;
@@ -409,7 +541,7 @@ Plan plan(const Problem& p, int tm, int tn) {
 
 template <class T, class TL>
 void launch_stream(const Problem& p, const CudaExec& exec) {
-  const Plan pl = plan<T>(p, TL::tm, TL::tn);
+  const Plan pl = plan<T>(p, TL::tm, TL::tn, TL::mma ? 32 : 1);
   StreamArgs<T> s{};
   s.p = make_args<T>(p);
   s.items = pl.items;
@@ -474,15 +606,30 @@ void launch_rows(const Problem& p, const CudaExec& exec) {
   });
 }
 
+// Warp tiles of W x W blocks of 8 x 8 on the f64 tensor cores (f64 and c64 only: can_run).
+template <int W>
+void launch_mma(const Problem& p, const CudaExec& exec) {
+  dispatch(p.dtype, [&]<class H>() {
+    using T = device_t<H>;
+    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, Cx<double>>) {
+      launch_stream<T, MmaTile<W>>(p, exec);
+    }
+  });
+}
+
 class Stream final : public Candidate {
  public:
-  // t=T: T x T tiles (runs 0); v=TN: `runs` 16-byte runs of rows by TN columns.
+  // t=T: T x T tiles (runs 0); v=TN: `runs` 16-byte runs of rows by TN columns; mma=T (runs
+  // -1): a warp's T x T on the f64 tensor cores.
   Stream(int tile, int runs, void (*launch)(const Problem&, const CudaExec&))
       : tile_(tile), runs_(runs), launch_(launch), spelling_(spell(tile, runs)) {}
   std::string_view spelling() const override { return spelling_; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
     if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
+    if (runs_ < 0 && p.dtype != DType(Scalar::f64) && p.dtype != DType(Scalar::c64)) {
+      return Verdict::no("the f64 tensor cores (mma.m8n8k4.f64) take f64 and c64 only");
+    }
     if (p.m > kBound || p.n > kBound || p.k > kBound) {
       return Verdict::no("max(m, n, k) is over 64");
     }
@@ -493,12 +640,13 @@ class Stream final : public Candidate {
     const int tm = dispatch(p.dtype, [&]<class H>() {
       return runs_ > 0 ? runs_ * kRunLength<device_t<H>> : tile_;
     });
+    const int lanes = runs_ < 0 ? 32 : 1;
     // Where m is not a multiple of a row tile's rows, a column of op(A) and C is not one vector
     // and the tile is a slower t= tile (measured on the H200: 0.8x to 1.0x of the best t=), so
     // it is not offered.
     if (runs_ > 0 && p.m % tm != 0) return Verdict::no(kNotWhole[tm]);
     const std::size_t shared =
-        dispatch(p.dtype, [&]<class H>() { return plan<device_t<H>>(p, tm, tile_).shared; });
+        dispatch(p.dtype, [&]<class H>() { return plan<device_t<H>>(p, tm, tile_, lanes).shared; });
     if (shared > kMaxShared) return Verdict::no("two buffers of one item exceed shared memory");
     return Verdict::yes();
   }
@@ -512,6 +660,7 @@ class Stream final : public Candidate {
 
  private:
   static std::string spell(int tile, int runs) {
+    if (runs < 0) return "cuda.stream:mma=" + std::to_string(tile);
     if (runs == 0) return "cuda.stream:t=" + std::to_string(tile);
     const std::string v = "cuda.stream:v=" + std::to_string(tile);
     return runs == 1 ? v : v + ":runs=" + std::to_string(runs);
@@ -524,7 +673,7 @@ class Stream final : public Candidate {
       nullptr, nullptr, nullptr, "m is not a multiple of 8 (32-byte row tiles of f32)"};
   static constexpr std::size_t kMaxShared = 227 * 1024;  // Hopper's opt-in limit per block
   int tile_;  // t=: T x T; v=: the columns TN
-  int runs_;  // v=: 16-byte runs of rows (1 or 2); 0 for t=
+  int runs_;  // v=: 16-byte runs of rows (1 or 2); 0 for t=, -1 for mma=
   void (*launch_)(const Problem&, const CudaExec&);
   std::string spelling_;
 };
@@ -534,8 +683,10 @@ class Stream final : public Candidate {
 std::span<const Candidate* const> stream_candidates() {
   static const Stream t1(1, 0, &launch_square<1>), t2(2, 0, &launch_square<2>),
       t4(4, 0, &launch_square<4>), v1(1, 1, &launch_rows<1, 1>), v2(2, 1, &launch_rows<2, 1>),
-      v4(4, 1, &launch_rows<4, 1>), v4r2(4, 2, &launch_rows<4, 2>);
-  static const std::array<const Candidate*, 7> all = {&t1, &t2, &t4, &v1, &v2, &v4, &v4r2};
+      v4(4, 1, &launch_rows<4, 1>), v4r2(4, 2, &launch_rows<4, 2>), mma8(8, -1, &launch_mma<1>),
+      mma16(16, -1, &launch_mma<2>);
+  static const std::array<const Candidate*, 9> all = {&t1,  &t2,   &t4,  &v1,   &v2,
+                                                      &v4,  &v4r2, &mma8, &mma16};
   return all;
 }
 
