@@ -76,28 +76,6 @@ struct StreamArgs {
   bool vec_b;                           // and B's columns along k (op(B) = B, k whole rows)
 };
 
-// The mma= tiles' arguments: A and B staged column by column with padded leading dimensions
-// (mma_ld), so the fragments' loads meet no bank conflict. In elements: stored rows, the staged
-// ld, staged elements per item; stored columns are copied in units of `col_granule` bytes. (A
-// type of their own: the other tiles' kernels keep the parameters they were measured with.)
-template <class T>
-struct MmaArgs : StreamArgs<T> {
-  std::uint32_t rows_a, rows_b, ld_a, ld_b, sea, seb;
-  Divisor units_a, units_b;             // units per stored column
-  std::uint32_t col_granule;            // 16 or 8
-};
-
-// The staged leading dimension of a stored operand of `rows` rows for the mma= tiles: the
-// smallest ld >= rows with ld % 8 == 4 (f64) or ld % 4 == 2 (c64). A fragment's load reads 4
-// rows by 4 consecutive k (f64, per half-warp) or 2 by 4 (c64, per quarter-warp); with columns
-// that far apart in the banks, the 16 (or 8) elements fall in different banks whatever the
-// form. Unpadded, m or k a multiple of 16 puts all four k on the same banks (4-way conflicts).
-template <class T>
-constexpr std::uint32_t mma_ld(std::uint32_t rows) {
-  constexpr std::uint32_t mod = sizeof(T) == 8 ? 8 : 4, want = mod / 2;
-  return rows + (want + mod - rows % mod) % mod;
-}
-
 // Asynchronous global -> shared copies of 4, 8 or 16 bytes (sm_80 on; plain copies before).
 template <int BYTES>
 __device__ __forceinline__ void copy_async(void* dst, const void* src) {
@@ -155,47 +133,16 @@ __device__ __forceinline__ void copy_range(void* dst_v, const void* src_v, std::
   copy_units<4>(dst + body, src + body, (bytes - body) / 4);
 }
 
-// Copies `cols` consecutive stored columns of `rows` elements each into columns `ld` apart, in
-// units of G bytes (`units` per column; the columns and ld whole units).
-template <int G, class T>
-__device__ __forceinline__ void copy_columns(T* dst, const T* src, std::uint32_t cols,
-                                             std::uint32_t rows, std::uint32_t ld, Divisor units) {
-  auto* d = reinterpret_cast<unsigned char*>(dst);
-  const auto* from = reinterpret_cast<const unsigned char*>(src);
-  const std::uint32_t all = cols * units.d, col_bytes = rows * sizeof(T), ld_bytes = ld * sizeof(T);
-  for (std::uint32_t u = threadIdx.x; u < all; u += kThreads) {
-    const std::uint32_t c = units.div(u);
-    const std::uint32_t at = (u - c * units.d) * G;
-    copy_async<G>(d + c * ld_bytes + at, from + c * col_bytes + at);
-  }
-}
-
-template <class T, class TL>
-using KernelArgs = std::conditional_t<TL::mma, MmaArgs<T>, StreamArgs<T>>;
-
 // Starts the copies of group g into `buf` (one commit group per call, empty past the end).
-template <class T, class TL>
-__device__ __forceinline__ void issue_group(const KernelArgs<T, TL>& s, std::int64_t g, T* buf) {
+template <class T>
+__device__ __forceinline__ void issue_group(const StreamArgs<T>& s, std::int64_t g, T* buf) {
   if (g < s.groups) {
     const std::int64_t item0 = g * s.items;
     const std::int64_t left = s.p.batch - item0;
     const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
     constexpr std::uint32_t z = sizeof(T);
-    if constexpr (TL::mma) {  // a group's items are consecutive columns of each operand
-      const T* const a = s.p.a.base + item0 * s.ea;
-      const T* const b = s.p.b.base + item0 * s.eb;
-      const std::uint32_t cols_a = items * (s.ea / s.rows_a), cols_b = items * (s.eb / s.rows_b);
-      if (s.col_granule == 16) {
-        copy_columns<16>(buf, a, cols_a, s.rows_a, s.ld_a, s.units_a);
-        copy_columns<16>(buf + s.off_b, b, cols_b, s.rows_b, s.ld_b, s.units_b);
-      } else {
-        copy_columns<8>(buf, a, cols_a, s.rows_a, s.ld_a, s.units_a);
-        copy_columns<8>(buf + s.off_b, b, cols_b, s.rows_b, s.ld_b, s.units_b);
-      }
-    } else {
-      copy_range(buf, s.p.a.base + item0 * s.ea, items * s.ea * z, s.granule);
-      copy_range(buf + s.off_b, s.p.b.base + item0 * s.eb, items * s.eb * z, s.granule);
-    }
+    copy_range(buf, s.p.a.base + item0 * s.ea, items * s.ea * z, s.granule);
+    copy_range(buf + s.off_b, s.p.b.base + item0 * s.eb, items * s.eb * z, s.granule);
     if (s.read_c) copy_range(buf + s.off_c, s.p.c.base + item0 * s.ec, items * s.ec * z, s.granule);
   }
   commit_copies();
@@ -427,7 +374,7 @@ __device__ __forceinline__ void mma_8x8x4(double (&d)[2], double a, double b) {
 // (rows, columns and k past the item's edge read a clamped element and use zero), so one code
 // serves every size and form; C is written element by element from the D fragments.
 template <class T, class TL>
-__device__ __forceinline__ void compute_group_mma(const MmaArgs<T>& s, std::int64_t g,
+__device__ __forceinline__ void compute_group_mma(const StreamArgs<T>& s, std::int64_t g,
                                                   const T* buf) {
   constexpr int W = TL::tm / 8;
   constexpr int kParts = Ops<T>::complex ? 2 : 1;  // real, imaginary
@@ -444,8 +391,8 @@ __device__ __forceinline__ void compute_group_mma(const MmaArgs<T>& s, std::int6
     const std::uint32_t tile = w - slot * s.per_item.d;
     const std::uint32_t tj = s.by_side_i.div(tile);
     const std::uint32_t ti = tile - tj * s.side_i;
-    const T* const a = buf + slot * s.sea;
-    const T* const b = buf + s.off_b + slot * s.seb;
+    const T* const a = buf + slot * s.ea;
+    const T* const b = buf + s.off_b + slot * s.eb;
     std::uint32_t ra[W], cb[W];
     bool va[W], vb[W];
 #pragma unroll
@@ -531,16 +478,16 @@ constexpr int kMinBlocks = TL::mma                                              
                                                   : (sizeof(T) == 16 ? 1 : 2);
 
 template <class T, class TL>
-__global__ void __launch_bounds__(kThreads, kMinBlocks<T, TL>) stream_kernel(KernelArgs<T, TL> s) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks<T, TL>) stream_kernel(StreamArgs<T> s) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* const first = reinterpret_cast<T*>(smem_raw);
   const Lane lane = lane_of(s);
   std::int64_t g = blockIdx.x;
-  issue_group<T, TL>(s, g, first);
+  issue_group(s, g, first);
   for (std::uint32_t b = 0; g < s.groups; g += gridDim.x, b ^= 1) {
     T* const buf = first + b * s.buffer;
     T* const other = first + (b ^ 1) * s.buffer;
-    issue_group<T, TL>(s, g + gridDim.x, other);  // the next group, while this one computes
+    issue_group(s, g + gridDim.x, other);  // the next group, while this one computes
     wait_copies<1>();                      // this thread's copies of group g are done
     __syncthreads();                       // and every other thread's
     if constexpr (TL::mma) {
@@ -567,37 +514,13 @@ struct Plan {
   std::size_t shared;
 };
 
-// A stored operand's rows and columns, and the elements a buffer holds per item of it: as
-// stored, or (mma= tiles) in columns mma_ld apart.
-struct Stored {
-  std::uint32_t rows, cols, ld;
-  std::size_t staged() const { return std::size_t{ld} * cols; }
-};
-
-template <class T>
-Stored stored(std::int64_t rows, std::int64_t cols, bool mma) {
-  const auto r = static_cast<std::uint32_t>(rows), c = static_cast<std::uint32_t>(cols);
-  return {r, c, mma ? mma_ld<T>(r) : r};
-}
-
-template <class T>
-Stored stored_a(const Problem& p, bool mma) {
-  return p.ta == Op::N ? stored<T>(p.m, p.k, mma) : stored<T>(p.k, p.m, mma);
-}
-
-template <class T>
-Stored stored_b(const Problem& p, bool mma) {
-  return p.tb == Op::N ? stored<T>(p.k, p.n, mma) : stored<T>(p.n, p.k, mma);
-}
-
-// tm x tn: a thread's tile, or (lanes 32: the mma= tiles) a warp's.
+// tm x tn: a thread's tile, or (lanes 32) a warp's.
 template <class T>
 Plan plan(const Problem& p, int tm, int tn, int lanes) {
   if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return {1, 0};  // nothing is staged
-  const bool mma = lanes == 32;
-  const std::size_t sea = stored_a<T>(p, mma).staged(), seb = stored_b<T>(p, mma).staged();
-  const std::size_t ec = p.beta == 0.0 ? 0 : static_cast<std::size_t>(p.m * p.n);
-  const std::size_t per_item = (sea + seb + ec) * sizeof(T);
+  const std::size_t per_item =
+      static_cast<std::size_t>(p.m * p.k + p.k * p.n + (p.beta == 0.0 ? 0 : p.m * p.n)) *
+      sizeof(T);
   const std::size_t tiles =
       static_cast<std::size_t>(((p.m + tm - 1) / tm) * ((p.n + tn - 1) / tn));
   std::size_t items = kGroupBytes / per_item;
@@ -611,14 +534,15 @@ Plan plan(const Problem& p, int tm, int tn, int lanes) {
   if (items > static_cast<std::size_t>(p.batch)) items = static_cast<std::size_t>(p.batch);
   // Each of the three ranges padded to 16 bytes within a buffer.
   auto pad = [](std::size_t elems) { return (elems * sizeof(T) + 15) / 16 * 16 / sizeof(T); };
-  const std::size_t buffer = pad(items * sea) + pad(items * seb) + (ec == 0 ? 0 : pad(items * ec));
+  const std::size_t buffer = pad(items * p.m * p.k) + pad(items * p.k * p.n) +
+                             (p.beta == 0.0 ? 0 : pad(items * p.m * p.n));
   return {static_cast<std::uint32_t>(items), 2 * buffer * sizeof(T)};
 }
 
 template <class T, class TL>
 void launch_stream(const Problem& p, const CudaExec& exec) {
   const Plan pl = plan<T>(p, TL::tm, TL::tn, TL::mma ? 32 : 1);
-  KernelArgs<T, TL> s{};
+  StreamArgs<T> s{};
   s.p = make_args<T>(p);
   s.items = pl.items;
   s.groups = (p.batch + pl.items - 1) / pl.items;
@@ -629,15 +553,16 @@ void launch_stream(const Problem& p, const CudaExec& exec) {
   s.ea = static_cast<std::uint32_t>(p.m * p.k);
   s.eb = static_cast<std::uint32_t>(p.k * p.n);
   s.ec = static_cast<std::uint32_t>(p.m * p.n);
-  const Stored sta = stored_a<T>(p, TL::mma), stb = stored_b<T>(p, TL::mma);
   auto pad = [](std::size_t elems) {
     return static_cast<std::uint32_t>((elems * sizeof(T) + 15) / 16 * 16 / sizeof(T));
   };
-  s.off_b = pad(pl.items * sta.staged());
-  s.off_c = s.off_b + pad(pl.items * stb.staged());
+  s.off_b = pad(std::size_t{pl.items} * s.ea);
+  s.off_c = s.off_b + pad(std::size_t{pl.items} * s.eb);
   s.buffer = static_cast<std::uint32_t>(pl.shared / 2 / sizeof(T));
-  s.sa = p.ta == Op::N ? Strides{1, sta.ld} : Strides{sta.ld, 1};  // stored m x k, or k x m
-  s.sb = p.tb == Op::N ? Strides{1, stb.ld} : Strides{stb.ld, 1};  // stored k x n, or n x k
+  const auto m = static_cast<std::uint32_t>(p.m), n = static_cast<std::uint32_t>(p.n),
+             k = static_cast<std::uint32_t>(p.k);
+  s.sa = p.ta == Op::N ? Strides{1, m} : Strides{k, 1};  // stored m x k, or k x m
+  s.sb = p.tb == Op::N ? Strides{1, k} : Strides{n, 1};  // stored k x n, or n x k
   s.conj_a = p.ta == Op::C;
   s.conj_b = p.tb == Op::C;
   s.read_c = !s.p.beta_zero;
@@ -656,24 +581,6 @@ void launch_stream(const Problem& p, const CudaExec& exec) {
                           s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0,
                           pl.items * s.ea * z, pl.items * s.eb * z,
                           s.read_c ? pl.items * s.ec * z : 0});
-  if constexpr (TL::mma) {
-    s.rows_a = sta.rows;
-    s.rows_b = stb.rows;
-    s.ld_a = sta.ld;
-    s.ld_b = stb.ld;
-    s.sea = static_cast<std::uint32_t>(sta.staged());
-    s.seb = static_cast<std::uint32_t>(stb.staged());
-    // Column by column: 16-byte units where every stored column is whole units from an
-    // aligned base, else 8 (one f64, half a c64). C (beta != 0) is one range as before.
-    const bool whole = (s.rows_a * z) % 16 == 0 && (s.rows_b * z) % 16 == 0 &&
-                       reinterpret_cast<std::uintptr_t>(p.a.base) % 16 == 0 &&
-                       reinterpret_cast<std::uintptr_t>(p.b.base) % 16 == 0;
-    s.col_granule = whole ? 16 : 8;
-    s.units_a = Divisor::of(static_cast<std::uint32_t>(s.rows_a * z / s.col_granule));
-    s.units_b = Divisor::of(static_cast<std::uint32_t>(s.rows_b * z / s.col_granule));
-    s.granule = granule_of({s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0,
-                            s.read_c ? pl.items * s.ec * z : 0});
-  }
   auto kernel = stream_kernel<T, TL>;
   const int per_sm = exec.blocks_per_sm(reinterpret_cast<const void*>(kernel), kThreads, pl.shared);
   const std::int64_t resident = std::int64_t{exec.sms()} * (per_sm > 0 ? per_sm : 1);
