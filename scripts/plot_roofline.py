@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Fraction of the roofline against n, per scalar, from a `gemmroute bench` CSV of square
-batches (bench/shapes/cuda-small.txt): the vendor, auto and the best native candidate.
+batches (bench/shapes/cuda-small.txt): the vendor, auto and the best native candidate; or from
+`gemmroute tune` results CSVs of such batches: the vendor and the best native candidate.
 
     scripts/plot_roofline.py BENCH.csv OUT.png [--copy-gbs 4252] [--peak f32=51.0,...]
     scripts/plot_roofline.py BENCH.csv --table      # a Markdown table instead of a plot
+    scripts/plot_roofline.py RESULTS.csv [--also MORE.csv ...] [--without TEXT] OUT.png
 
 The roofline of a call is max(bytes / copy bandwidth, flops / peak), with bytes = A and B read,
-C read and written (the bench's operands have beta != 0), and the peaks the vendor's large-GEMM
-rates on the device (TFLOP/s). A fraction of 1 is the roofline itself; the plot's y axis is
-roofline time over measured time.
+C read and written (C only written where the run's method line says beta = 0: tune's `scalars
+beta-zero`), and the peaks the vendor's large-GEMM rates on the device (TFLOP/s). A fraction of
+1 is the roofline itself; the plot's y axis is roofline time over measured time. With results
+CSVs, a (scalar, n) measured in several files takes the last file's figures; `--without TEXT`
+adds the best native candidate whose spelling lacks TEXT (what a new family adds).
 """
 import argparse
 import csv
@@ -52,6 +56,36 @@ def read(path, copy, peaks):
     return rows
 
 
+def read_results(paths, copy, peaks, without):
+    by = {}
+    for path in paths:
+        with open(path) as f:
+            lines = f.read().splitlines()
+        beta_zero = any(l.startswith("# method") and "beta = 0" in l for l in lines)
+        times = {}
+        for r in csv.DictReader(l for l in lines if not l.startswith("#")):
+            if r["status"] != "ok" or r["ta"] != "N" or r["tb"] != "N":
+                continue
+            m, n, k, b = (int(r[x]) for x in ("m", "n", "k", "batch"))
+            if not m == n == k:
+                continue
+            times.setdefault((r["dtype"], n, b), {})[r["spelling"]] = float(r["median_us"])
+        for (d, n, b), cands in times.items():
+            bytes_ = SIZE[d] * b * (2 * n * n + (1 if beta_zero else 2) * n * n)
+            flops = (8 if d.startswith("c") else 2) * n ** 3 * b
+            native = {c: t for c, t in cands.items() if c.startswith("cuda.")}
+            older = {c: t for c, t in native.items() if without and without not in c}
+            best = min(native, key=native.get) if native else None
+            by[(d, n)] = {
+                "dtype": d, "n": n, "bytes": bytes_,
+                "roof": max(bytes_ / copy, flops / peaks[d]) * 1e6,
+                "vendor": cands.get("cublas"), "auto": None,
+                "native": native[best] if best else None, "native_name": best,
+                "older": min(older.values()) if older else None, "cands": cands,
+            }
+    return [by[key] for key in sorted(by)]
+
+
 def table(rows, copy):
     print("| scalar | n | cublas | auto | best native (which) | each candidate, % of copy bandwidth |")
     print("|---|---|---|---|---|---|")
@@ -62,7 +96,7 @@ def table(rows, copy):
               f"{pct(r['native']) if r['native'] else '-'} ({r['native_name']}) | {each} |")
 
 
-def plot(rows, out, source):
+def plot(rows, out, source, without=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -73,10 +107,14 @@ def plot(rows, out, source):
     for ax, d in zip(axes, scalars):
         rs = sorted((r for r in rows if r["dtype"] == d), key=lambda r: r["n"])
         ns = [r["n"] for r in rs]
-        for key, label, style in (("vendor", "cublas", "s-"), ("auto", "auto", "o-"),
-                                  ("native", "best native", "^--")):
-            ys = [r["roof"] / r[key] if r[key] else None for r in rs]
-            ax.plot(ns, ys, style, label=label, markersize=4)
+        series = [("vendor", "cublas", "s-"), ("auto", "auto", "o-"),
+                  ("native", "best native", "^--")]
+        if without:
+            series.append(("older", f"best native without {without}", "v:"))
+        for key, label, style in series:
+            ys = [r["roof"] / r[key] if r.get(key) else None for r in rs]
+            if any(y is not None for y in ys):
+                ax.plot(ns, ys, style, label=label, markersize=4)
         ax.axhline(1 / 1.25, color="gray", linestyle=":", linewidth=1)
         ax.set_xscale("log", base=2)
         ax.set_title(d)
@@ -97,12 +135,23 @@ def main():
     ap.add_argument("--copy-gbs", type=float, default=4252.0)
     ap.add_argument("--peak", default="f32=51.0,f64=57.7,c32=53.4,c64=53.8")
     ap.add_argument("--table", action="store_true")
-    a = ap.parse_args()
-    rows = read(a.csv, a.copy_gbs * 1e9, parse_peaks(a.peak))
+    ap.add_argument("--also", action="append", default=[], help="more results CSVs")
+    ap.add_argument("--without", help="also plot the best native spelling lacking this text")
+    a = ap.parse_intermixed_args()
+    copy, peaks = a.copy_gbs * 1e9, parse_peaks(a.peak)
+    with open(a.csv) as f:
+        results = f.readline().startswith("# gemmroute-results")
+    if results:
+        paths = [a.csv] + a.also
+        rows = read_results(paths, copy, peaks, a.without)
+        source = " + ".join(p.rsplit("/", 1)[-1] for p in paths)
+    else:
+        rows = read(a.csv, copy, peaks)
+        source = a.csv.rsplit("/", 1)[-1]
     if a.table:
-        table(rows, a.copy_gbs * 1e9)
+        table(rows, copy)
     elif a.out:
-        plot(rows, a.out, a.csv.rsplit("/", 1)[-1])
+        plot(rows, a.out, source, a.without)
     else:
         sys.exit("plot_roofline: give OUT.png or --table")
 
