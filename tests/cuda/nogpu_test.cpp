@@ -87,24 +87,26 @@ TEST(CudaWithoutGpu, EachBackendHasItsReach) {
   EXPECT_EQ(make_backend(Device::cpu())->reach(), Reach{});
 }
 
+// A packed NN batch of m x 8 x 8 items (can_run looks at the layout, never at the data).
+Problem packed_nn(Scalar s, std::int64_t m) {
+  static const double never_read[1] = {};
+  Problem p;
+  p.dtype = s;
+  p.m = m;
+  p.n = 8;
+  p.k = 8;
+  p.batch = 1000;
+  p.a = Operand{never_read, nullptr, m, m * 8};
+  p.b = Operand{never_read, nullptr, 8, 64};
+  p.c = Operand{never_read, nullptr, m, m * 8};
+  return p;
+}
+
 // cuda.stream:v= is offered only where m is a whole number of its 16-byte row tiles (4 rows of
 // f32, 2 of f64 and c32, 1 of c64); elsewhere the t= tiles are faster (stream.cu).
 TEST(CudaWithoutGpu, RowTilesNeedMToBeAWholeNumberOfThem) {
   bool offline = false;
   const auto backend = make_backend_or_vocabulary(Device::cuda(0), &offline);
-  static const double never_read[1] = {};  // can_run looks at the layout, not the data
-  auto packed_nn = [](Scalar s, std::int64_t m) {
-    Problem p;
-    p.dtype = s;
-    p.m = m;
-    p.n = 8;
-    p.k = 8;
-    p.batch = 1000;
-    p.a = Operand{never_read, nullptr, m, m * 8};
-    p.b = Operand{never_read, nullptr, 8, 64};
-    p.c = Operand{never_read, nullptr, m, m * 8};
-    return p;
-  };
   const Candidate* v2 = backend->find("cuda.stream:v=2");
   const Candidate* t2 = backend->find("cuda.stream:t=2");
   ASSERT_NE(v2, nullptr);
@@ -119,6 +121,25 @@ TEST(CudaWithoutGpu, RowTilesNeedMToBeAWholeNumberOfThem) {
   EXPECT_FALSE(v2->can_run(packed_nn(Scalar::c32, 5)).ok);
   EXPECT_TRUE(v2->can_run(packed_nn(Scalar::c64, 7)).ok);
   EXPECT_TRUE(t2->can_run(packed_nn(Scalar::f32, 7)).ok);
+}
+
+// The tensor-core tiles (mma.m8n8k4.f64) take f64 and c64 of any size, and say why not f32 or
+// c32.
+TEST(CudaWithoutGpu, TensorCoreTilesTakeF64AndC64Only) {
+  bool offline = false;
+  const auto backend = make_backend_or_vocabulary(Device::cuda(0), &offline);
+  for (const char* spelling : {"cuda.stream:mma=8", "cuda.stream:mma=16"}) {
+    SCOPED_TRACE(spelling);
+    const Candidate* mma = backend->find(spelling);
+    ASSERT_NE(mma, nullptr);
+    EXPECT_TRUE(mma->can_run(packed_nn(Scalar::f64, 7)).ok);
+    EXPECT_TRUE(mma->can_run(packed_nn(Scalar::c64, 5)).ok);
+    for (Scalar s : {Scalar::f32, Scalar::c32}) {
+      const Verdict no = mma->can_run(packed_nn(s, 8));
+      EXPECT_FALSE(no.ok);
+      EXPECT_NE(std::string(no.reason).find("f64 and c64 only"), std::string::npos) << no.reason;
+    }
+  }
 }
 
 }  // namespace
