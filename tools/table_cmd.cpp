@@ -164,6 +164,10 @@ int build(const Argv& argv) {
   if (confirm) {
     std::printf("confirmed by %s: %d rows ranked with both runs, %d of them with another winner\n",
                 confirm_path.c_str(), summary.confirmed, summary.changed);
+    for (const measure::BuildSummary::Change& c : summary.changes) {
+      std::printf("  %s: %s -> %s\n", to_string(c.key).c_str(), c.first.c_str(),
+                  c.confirmed.c_str());
+    }
   }
   std::printf("points left out (no candidate measured ok): %d\n", summary.points_without_candidate);
   std::printf("failed or erroring (point, candidate) pairs, never ranked: %d\n", summary.failures);

@@ -158,8 +158,11 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
     if (!again.empty()) {
       ++s.confirmed;
       ranked = rank_point(ok, tie_order, options.margin, again);
-      s.changed +=
-          rank_point(ok, tie_order, options.margin).front().spelling != ranked.front().spelling;
+      const std::string first = rank_point(ok, tie_order, options.margin).front().spelling;
+      if (first != ranked.front().spelling) {
+        ++s.changed;
+        s.changes.push_back({key, first, ranked.front().spelling});
+      }
     } else {
       ranked = rank_point(std::move(ok), tie_order, options.margin);
     }

@@ -55,6 +55,11 @@ struct BuildSummary {
   int rows = 0, measured = 0, refined = 0, recorded = 0;
   int confirmed = 0;  // rows ranked with a confirming run; changed: their winner changed by it
   int changed = 0;
+  struct Change {
+    Key key;
+    std::string first, confirmed;  // the winner from the first run alone, and with both
+  };
+  std::vector<Change> changes;  // the changed rows, in key order
   int points_without_candidate = 0;  // every candidate failed, errored or could not run
   int failures = 0;                  // (point, candidate) rows with status failed or error
   std::vector<std::pair<std::string, int>> winners;  // spelling -> rows won, in tie order

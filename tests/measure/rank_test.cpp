@@ -148,6 +148,34 @@ TEST(Build, RowsAreRankedSortedAndFailuresLeftOut) {
   EXPECT_EQ(*t.header_field("spec"), "test.spec");
 }
 
+// A confirming run (table build --confirm): at the points it measured, a displacement stands
+// only where it holds again; the summary counts those rows and names each one whose winner the
+// second run changed, with both winners.
+TEST(Build, AConfirmingRunListsTheRowsWhoseWinnerItChanged) {
+  const Results first = sample_results();
+  Results again;
+  again.fingerprint = first.fingerprint;
+  const Key a{Scalar::f32, Op::N, Op::N, Layout::packed, 16, 16, 16, 64};
+  const Key b{Scalar::f32, Op::N, Op::N, Layout::packed, 4, 4, 4, 64};
+  again.rows = {
+      row(a, "openblas", 100, 1), row(a, "cpu.small", 99, 1),  // the lead does not hold
+      row(b, "openblas", 10, 1),  row(b, "cpu.direct", 3, 1),  // it holds
+  };
+  BuildOptions o;
+  o.confirm = &again;
+  BuildSummary s;
+  const Table t = build_table(first, kOrder, o, &s);
+  EXPECT_EQ(s.confirmed, 2);
+  EXPECT_EQ(s.changed, 1);
+  ASSERT_EQ(s.changes.size(), 1u);
+  EXPECT_EQ(s.changes[0].key, a);
+  EXPECT_EQ(s.changes[0].first, "cpu.small");
+  EXPECT_EQ(s.changes[0].confirmed, "openblas");
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[0].entries.front().spelling, "cpu.direct");  // b: confirmed
+  EXPECT_EQ(t.rows[1].entries.front().spelling, "openblas");    // a: not confirmed
+}
+
 TEST(Build, OutputRoundTripsThroughParseAndValidate) {
   auto backend = make_backend(Device::cpu());
   for (bool generic : {false, true}) {
