@@ -29,30 +29,34 @@ def parse_peaks(text):
     return out
 
 
+def point(d, m, n, k, b, c_passes, cands, copy, peaks):
+    """One shape's row: its bytes (A and B read, C read and written or only written: c_passes 2
+    or 1), its roofline time in us, and the best native candidate among `cands` (spelling -> us)."""
+    bytes_ = SIZE[d] * b * (m * k + k * n + c_passes * m * n)
+    flops = (8 if d.startswith("c") else 2) * m * n * k * b
+    native = {c: t for c, t in cands.items() if c.startswith("cuda.")}
+    best = min(native, key=native.get) if native else None
+    return {
+        "dtype": d, "n": n, "bytes": bytes_, "roof": max(bytes_ / copy, flops / peaks[d]) * 1e6,
+        "native": native[best] if best else None, "native_name": best, "cands": cands,
+    }
+
+
 def read(path, copy, peaks):
     rows = []
     with open(path) as f:
         for r in csv.DictReader(line for line in f if not line.startswith("#")):
             if not r["t_auto_us"]:
                 continue
-            d = r["dtype"]
             m, n, k, b = (int(r[x]) for x in ("m", "n", "k", "batch"))
-            bytes_ = SIZE[d] * b * (m * k + k * n + 2 * m * n)
-            flops = (8 if d.startswith("c") else 2) * m * n * k * b
-            roof = max(bytes_ / copy, flops / peaks[d]) * 1e6  # us
             cands = {}
             for item in r["candidates_us"].split(";"):
                 if item:
                     name, t = item.rsplit("=", 1)
                     cands[name] = float(t)
-            native = {c: t for c, t in cands.items() if c.startswith("cuda.")}
-            best = min(native, key=native.get) if native else None
-            rows.append({
-                "dtype": d, "n": n, "bytes": bytes_, "roof": roof,
-                "vendor": float(r["t_vendor_us"]), "auto": float(r["t_auto_us"]),
-                "native": native[best] if best else None, "native_name": best,
-                "cands": cands,
-            })
+            row = point(r["dtype"], m, n, k, b, 2, cands, copy, peaks)
+            row.update(vendor=float(r["t_vendor_us"]), auto=float(r["t_auto_us"]))
+            rows.append(row)
     return rows
 
 
@@ -71,18 +75,11 @@ def read_results(paths, copy, peaks, without):
                 continue
             times.setdefault((r["dtype"], n, b), {})[r["spelling"]] = float(r["median_us"])
         for (d, n, b), cands in times.items():
-            bytes_ = SIZE[d] * b * (2 * n * n + (1 if beta_zero else 2) * n * n)
-            flops = (8 if d.startswith("c") else 2) * n ** 3 * b
-            native = {c: t for c, t in cands.items() if c.startswith("cuda.")}
-            older = {c: t for c, t in native.items() if without and without not in c}
-            best = min(native, key=native.get) if native else None
-            by[(d, n)] = {
-                "dtype": d, "n": n, "bytes": bytes_,
-                "roof": max(bytes_ / copy, flops / peaks[d]) * 1e6,
-                "vendor": cands.get("cublas"), "auto": None,
-                "native": native[best] if best else None, "native_name": best,
-                "older": min(older.values()) if older else None, "cands": cands,
-            }
+            row = point(d, n, n, n, b, 1 if beta_zero else 2, cands, copy, peaks)
+            older = [t for c, t in cands.items()
+                     if c.startswith("cuda.") and without and without not in c]
+            row.update(vendor=cands.get("cublas"), auto=None, older=min(older) if older else None)
+            by[(d, n)] = row
     return [by[key] for key in sorted(by)]
 
 
@@ -90,7 +87,7 @@ def table(rows, copy):
     print("| scalar | n | cublas | auto | best native (which) | each candidate, % of copy bandwidth |")
     print("|---|---|---|---|---|---|")
     for r in rows:
-        pct = lambda t: f"{100 * r['bytes'] / (t * 1e-6) / copy:.1f}%"
+        pct = lambda t: f"{100 * r['bytes'] / (t * 1e-6) / copy:.1f}%" if t else "-"
         each = ", ".join(f"{c.replace('cuda.', '')} {pct(t)}" for c, t in sorted(r["cands"].items()))
         print(f"| {r['dtype']} | {r['n']} | {pct(r['vendor'])} | {pct(r['auto'])} | "
               f"{pct(r['native']) if r['native'] else '-'} ({r['native_name']}) | {each} |")
