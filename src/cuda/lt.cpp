@@ -322,6 +322,9 @@ void run(const Problem& p, const CudaExec& exec, const cublasLtMatmulAlgo_t& alg
   const float alpha = static_cast<float>(p.alpha.real());
   const float beta = static_cast<float>(p.beta.real());
   void* c = const_cast<void*>(p.c.base);
+  // The workspace is the candidates' one (cuda.reg's split k keeps sums in it between two
+  // launches): nothing may be enqueued between those.
+  const std::lock_guard<std::mutex> hold(exec.launch_mutex());
   check(cublasLtMatmul(exec.lt(), &d.op, &alpha, p.a.base, &d.a, p.b.base, &d.b, &beta, c, &d.c, c,
                        &d.c, &algo, exec.workspace(), kWorkspaceBytes, exec.cuda_stream()),
         "cublasLtMatmul");

@@ -1,20 +1,33 @@
 // cuda.reg:m=128:n=128:k=8:t=8 (f32) and cuda.wide:m=64:n=64:k=8:t=4 (f64, c32, c64):
 // register-tiled GEMM for mid and large items, every form, any size, ld and alignment.
 //
-// A block of 256 threads computes an M x N tile of one item's C; each thread holds a T x T
-// register tile of it. The k loop walks slabs of K: the block stages op(A)'s M x K and op(B)'s
-// K x N slab in shared memory (double-buffered: the next slab is loaded into registers while
-// the current one is multiplied), and every thread then reads T elements of each per step, in
-// 16-byte pieces, for T x T multiply-adds: 8 x 8 = 64 FMAs per four 16-byte loads for f32,
-// which is what feeds the FMA units at their rate. Global loads are coalesced in every form (a
-// transposed operand is read along its stored columns); conjugation is applied as the slab is
-// staged; edges are predicated (zero-filled operands, guarded stores), so sizes need not be
-// multiples of the tile. The f32 tile is 128 x 128 x 8; the wider scalars take 64 x 64 x 8, so
-// registers and the 48 KiB of static shared memory suffice (a 16-byte granule holds 2 f64 or
-// c32 elements, or 1 c64).
+// cuda.reg (f32). A block of 256 threads computes a 128 x 128 tile of one item's C; each
+// thread holds an 8 x 8 register tile of it, as 2 x 2 blocks of 4 x 4. The eight warps split
+// the tile 2 (m) x 4 (n), 64 x 32 each; a warp's lanes 8 (m) x 4 (n), so that a k step's four
+// 16-byte shared-memory loads of a warp read 128 and 64 consecutive bytes (no bank conflict;
+// lanes that share rows or columns share the words) for 64 multiply-adds a thread. The k loop walks slabs of 8: op(A)'s 128 x 8
+// and op(B)'s 8 x 128 are staged in shared memory as [k][128] (double-buffered: the next slab
+// is loaded into registers while the current one is multiplied, one barrier a slab). The form
+// is a template parameter (a real operand is N or T), so each operand's loads run along its
+// stored columns with no run-time branch: 16-byte loads where the operand allows them (ld,
+// base and stride 16-byte multiples, and the extent along the stored column a multiple of 4;
+// then C is stored 16 bytes at a time too), else element by element; edges are predicated
+// (zero-filled operands, guarded stores). Two blocks a multiprocessor (128 registers).
 //
-// Instantiations: 4 kernels (one per scalar).
+// cuda.wide (f64, c32, c64): the same scheme, generic over the scalar and the form at run
+// time: 64 x 64 x 8 tiles, 4 x 4 a thread, element loads, conjugation applied as the slab is
+// staged, so registers and the 48 KiB of static shared memory suffice (a 16-byte granule holds
+// 2 f64 or c32 elements, or 1 c64).
+//
+// Where a call's tiles would leave most multiprocessors idle (a few large items), cuda.reg
+// splits k into chunks (sgemm_split): each chunk's sums go to the candidates' workspace and a
+// second kernel adds them in chunk order, so the bits depend on the shape and the GPU only.
+//
+// Instantiations: 20 kernels (cuda.reg: 2 forms of A x 2 of B x 16-byte or element loads x
+// whole or split k, and the chunks' sum; cuda.wide: one per scalar).
+#include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "core/dispatch.hpp"
@@ -35,9 +48,10 @@ struct alignas(16) Granule {
   T v[16 / sizeof(T)];
 };
 
+// ---- cuda.wide -------------------------------------------------------------------------------
+
 // Two blocks a multiprocessor (128 registers a thread) for the 4 x 4 tiles of f64 and c32;
-// one for f32's 8 x 8 (64 accumulators) and c64's 4 x 4 of 16-byte elements, which spill
-// under a 128-register cap.
+// one for c64's 4 x 4 of 16-byte elements, which spill under a 128-register cap.
 template <class T, int TILE>
 constexpr int kRegMinBlocks = TILE* TILE * sizeof(T) <= 128 ? 2 : 1;
 
@@ -176,18 +190,353 @@ void launch_reg(const Problem& p, const CudaExec& exec) {
   check_launch("reg_kernel");
 }
 
+// ---- cuda.reg: the f32 kernel --------------------------------------------------------------
+
+constexpr int kRegTile = 128;  // the block's tile of C, m and n
+constexpr int kRegSlab = 8;    // k per slab
+constexpr int kRegPitch = kRegTile + 4;  // a staged row, padded (16-byte multiple, see load)
+
+// One operand's 128 x 8 slab X(r, q) (r along m for A, along n for B; q along k) as the f32
+// kernel stages it, at xs[q][r]. kRowsRun: the stored columns run along r (A in N, B in T), so
+// X(r, q) = x[r + q ld]; else along q (A in T, B in N), X(r, q) = x[q + r ld]. kVec: 16-byte
+// loads (the run's extent a multiple of 4, ld and the item base 16-byte multiples), each a
+// whole run of 4 inside or outside the operand; else four element loads a thread, 2 columns
+// (kRowsRun) or 32 rows apart. begin() fixes the thread's elements for a tile (a pointer, and
+// which of its loads fall inside along r); load() fetches the next slab into registers,
+// store() puts them into shared memory.
+template <bool kRowsRun, bool kVec>
+struct Slab {
+  static constexpr int kLoads = kVec ? 1 : 4;
+  static constexpr int kApart = kRowsRun ? 256 / kRegTile : 256 / kRegSlab;  // q or r apart
+  float4 v4;
+  float v[kLoads];
+  const float* next;  // the thread's first element in the next slab to load
+  unsigned inside;    // bit l: load l's r is inside the operand
+
+  // The thread's first element: (r, q) within the slab.
+  __device__ static int r_of(int t) {
+    if (kVec) return kRowsRun ? (t % 32) * 4 : t / 2;
+    return kRowsRun ? t % kRegTile : t / kRegSlab;
+  }
+  __device__ static int q_of(int t) {
+    if (kVec) return kRowsRun ? t / 32 : (t % 2) * 4;
+    return kRowsRun ? t / kRegTile : t % kRegSlab;
+  }
+
+  // x: the item, r0 the tile's first r, q0 the first slab's, R the operand's extent along r.
+  __device__ void begin(const float* x, std::int64_t ld, std::int64_t r0, std::int64_t q0,
+                        std::int64_t R, int t) {
+    const std::int64_t r = r0 + r_of(t), q = q0 + q_of(t);
+    next = kRowsRun ? x + r + q * ld : x + q + r * ld;
+    inside = 0;
+#pragma unroll
+    for (int l = 0; l < kLoads; ++l) {
+      if ((kRowsRun ? r : r + l * kApart) < R) inside |= 1u << l;
+    }
+  }
+  // The slab at q0 (the one after the last loaded); Q: where the thread's k range ends.
+  __device__ void load(std::int64_t ld, std::int64_t q0, std::int64_t Q, int t) {
+    const std::int64_t q = q0 + q_of(t);
+    if constexpr (kVec) {
+      v4 = make_float4(0.f, 0.f, 0.f, 0.f);
+      if ((inside & 1) && q < Q) v4 = *reinterpret_cast<const float4*>(next);
+    } else {
+#pragma unroll
+      for (int l = 0; l < kLoads; ++l) {
+        const bool in = ((inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q;
+        v[l] = in ? next[l * kApart * ld] : 0.f;
+      }
+    }
+    next += kRowsRun ? kRegSlab * ld : kRegSlab;
+  }
+  __device__ void store(float (*xs)[kRegPitch], int t) const {
+    const int r = r_of(t), q0 = q_of(t);
+    if constexpr (kVec) {
+      if (kRowsRun) {
+        *reinterpret_cast<float4*>(&xs[q0][r]) = v4;
+      } else {  // a run along k, stored across four rows (banks 16 apart for the two halves)
+        xs[q0][r] = v4.x;
+        xs[q0 + 1][r] = v4.y;
+        xs[q0 + 2][r] = v4.z;
+        xs[q0 + 3][r] = v4.w;
+      }
+    } else {
+#pragma unroll
+      for (int l = 0; l < kLoads; ++l) {
+        if (kRowsRun) {
+          xs[q0 + l * kApart][r] = v[l];
+        } else {
+          xs[q0][r + l * kApart] = v[l];
+        }
+      }
+    }
+  }
+};
+
+// Two blocks a multiprocessor: ptxas fits the kernel in 128 registers without spilling, and
+// it ran 1.6x faster than one block of 150-160 registers (-DGEMMROUTE_SGEMM_MIN_BLOCKS=1;
+// bench/results/h200/README.md, "The f32 register tile").
+#ifndef GEMMROUTE_SGEMM_MIN_BLOCKS
+#define GEMMROUTE_SGEMM_MIN_BLOCKS 2
+#endif
+constexpr int kSgemmMinBlocks = GEMMROUTE_SGEMM_MIN_BLOCKS;
+
+// Split k: where the tiles of a call are too few to fill the GPU, blockIdx.y takes k in
+// `count` chunks of `chunk` (a multiple of the slab), each writing its sums into `partial`,
+// [count][batch][n][m] (the candidates' workspace), and split_sum_kernel adds them in order
+// and applies alpha and beta. count == 1: the whole k, straight into C.
+struct Split {
+  int count;
+  std::int64_t chunk;
+  float* partial;
+};
+
+// kTa, kTb: op(A), op(B) is the transpose (a real C is folded into T). kVec: every operand
+// takes 16-byte loads and stores (launch_sgemm checks). kSplit: blockIdx.y is a chunk of k
+// (split.count > 1); without it the k loop runs to the constant p.k and writes C, as fast as
+// before split k was added (a run-time chunk range cost about 11% at 2048^3).
+template <bool kTa, bool kTb, bool kVec, bool kSplit>
+__global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
+    sgemm_kernel(Args<float> p, Split split) {
+  __shared__ __align__(16) float as[2][kRegSlab][kRegPitch];
+  __shared__ __align__(16) float bs[2][kRegSlab][kRegPitch];
+  Slab<!kTa, kVec> sa;  // A(i, q): stored columns along i when N
+  Slab<kTb, kVec> sb;   // B(q, j) = X(j, q): stored columns along j when T
+
+  const int t = threadIdx.x;
+  const int warp = t / 32, lane = t % 32;
+  // The thread's rows: wm 64 + s 32 + lm 4 + (0..3), columns: wn 32 + s 16 + ln 4 + (0..3).
+  const int row0 = (warp % 2) * 64 + (lane % 8) * 4;
+  const int col0 = (warp / 2) * 32 + (lane / 8) * 4;
+
+  const std::int64_t tiles_m = (p.m + kRegTile - 1) / kRegTile;
+  const std::int64_t tiles = tiles_m * ((p.n + kRegTile - 1) / kRegTile);
+  for (std::int64_t item = blockIdx.z; item < p.batch; item += gridDim.z) {
+    for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      float acc[8][8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u)
+#pragma unroll
+        for (int v = 0; v < 8; ++v) acc[u][v] = 0.f;
+
+      const std::int64_t q_begin = kSplit ? blockIdx.y * split.chunk : 0;
+      const std::int64_t q_end = kSplit ? min(p.k, q_begin + split.chunk) : p.k;
+      sa.begin(p.a.item(item), p.a.ld, (tile % tiles_m) * kRegTile, q_begin, p.m, t);
+      sb.begin(p.b.item(item), p.b.ld, (tile / tiles_m) * kRegTile, q_begin, p.n, t);
+      sa.load(p.a.ld, q_begin, q_end, t);
+      sb.load(p.b.ld, q_begin, q_end, t);
+      sa.store(as[0], t);
+      sb.store(bs[0], t);
+      __syncthreads();
+      int buf = 0;
+      for (std::int64_t q0 = q_begin; q0 < q_end; q0 += kRegSlab) {
+        const bool more = q0 + kRegSlab < q_end;
+        if (more) {  // in flight while this slab is multiplied
+          sa.load(p.a.ld, q0 + kRegSlab, q_end, t);
+          sb.load(p.b.ld, q0 + kRegSlab, q_end, t);
+        }
+        // Fragments double-buffered in registers: step q + 1's loads issue before step q's
+        // multiply-adds.
+        float x[2][8], y[2][8];
+        auto fragments = [&](int q, float* xq, float* yq) {
+#pragma unroll
+          for (int s = 0; s < 2; ++s) {
+            const float4 xa = *reinterpret_cast<const float4*>(&as[buf][q][row0 + s * 32]);
+            const float4 yb = *reinterpret_cast<const float4*>(&bs[buf][q][col0 + s * 16]);
+            xq[s * 4] = xa.x, xq[s * 4 + 1] = xa.y, xq[s * 4 + 2] = xa.z, xq[s * 4 + 3] = xa.w;
+            yq[s * 4] = yb.x, yq[s * 4 + 1] = yb.y, yq[s * 4 + 2] = yb.z, yq[s * 4 + 3] = yb.w;
+          }
+        };
+        fragments(0, x[0], y[0]);
+#pragma unroll
+        for (int q = 0; q < kRegSlab; ++q) {
+          if (q + 1 < kRegSlab) fragments(q + 1, x[(q + 1) % 2], y[(q + 1) % 2]);
+#pragma unroll
+          for (int u = 0; u < 8; ++u)
+#pragma unroll
+            for (int v = 0; v < 8; ++v) acc[u][v] = fmaf(x[q % 2][u], y[q % 2][v], acc[u][v]);
+        }
+        if (more) {
+          sa.store(as[buf ^ 1], t);
+          sb.store(bs[buf ^ 1], t);
+          __syncthreads();  // the other buffer is full; nobody reads this one any more
+          buf ^= 1;
+        }
+      }
+      // Recomputed here rather than held through the k loop (registers).
+      const std::int64_t i0 = (tile % tiles_m) * kRegTile, j0 = (tile / tiles_m) * kRegTile;
+      if constexpr (kSplit) {  // this chunk's sums, as they are, for split_sum_kernel
+        float* w = split.partial + (blockIdx.y * p.batch + item) * p.n * p.m;
+#pragma unroll
+        for (int v = 0; v < 8; ++v) {
+          const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
+          if (j >= p.n) continue;
+#pragma unroll
+          for (int s = 0; s < 2; ++s) {
+            const std::int64_t i = i0 + row0 + s * 32;
+            if constexpr (kVec) {
+              if (i < p.m) {
+                *reinterpret_cast<float4*>(w + i + j * p.m) = make_float4(
+                    acc[s * 4][v], acc[s * 4 + 1][v], acc[s * 4 + 2][v], acc[s * 4 + 3][v]);
+              }
+            } else {
+#pragma unroll
+              for (int l = 0; l < 4; ++l) {
+                if (i + l < p.m) w[i + l + j * p.m] = acc[s * 4 + l][v];
+              }
+            }
+          }
+        }
+        __syncthreads();  // the next tile restages buffer 0
+        continue;
+      }
+      float* c = p.c.item(item);
+      // acc[u][v] is C(i0 + row0 + (u / 4) 32 + u % 4, j0 + col0 + (v / 4) 16 + v % 4).
+#pragma unroll
+      for (int v = 0; v < 8; ++v) {
+        const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
+        if (j >= p.n) continue;
+        float* cj = c + j * p.c.ld;
+#pragma unroll
+        for (int s = 0; s < 2; ++s) {
+          const std::int64_t i = i0 + row0 + s * 32;
+          if constexpr (kVec) {  // m is a multiple of 4: the run is inside or outside
+            if (i >= p.m) continue;
+            float4* c4 = reinterpret_cast<float4*>(cj + i);
+            float4 r = make_float4(p.alpha * acc[s * 4][v], p.alpha * acc[s * 4 + 1][v],
+                                   p.alpha * acc[s * 4 + 2][v], p.alpha * acc[s * 4 + 3][v]);
+            if (!p.beta_zero) {
+              const float4 old = *c4;
+              r.x = fmaf(p.beta, old.x, r.x);
+              r.y = fmaf(p.beta, old.y, r.y);
+              r.z = fmaf(p.beta, old.z, r.z);
+              r.w = fmaf(p.beta, old.w, r.w);
+            }
+            *c4 = r;
+          } else {
+#pragma unroll
+            for (int l = 0; l < 4; ++l) {
+              if (i + l < p.m) update(cj + i + l, acc[s * 4 + l][v], p);
+            }
+          }
+        }
+      }
+      __syncthreads();  // the next tile restages buffer 0
+    }
+  }
+}
+
+// Element e of the batch's C (i + j m + item m n): alpha times the chunks' sums, added in
+// chunk order, plus beta C.
+__global__ void __launch_bounds__(kThreads) split_sum_kernel(Args<float> p, Split split) {
+  const std::int64_t mn = p.m * p.n, total = mn * p.batch;
+  for (std::int64_t e = blockIdx.x * std::int64_t{kThreads} + threadIdx.x; e < total;
+       e += std::int64_t{gridDim.x} * kThreads) {
+    float sum = split.partial[e];
+    for (int s = 1; s < split.count; ++s) sum += split.partial[s * total + e];
+    const std::int64_t item = e / mn, ij = e % mn;
+    update(p.c.item(item) + ij % p.m + (ij / p.m) * p.c.ld, sum, p);
+  }
+}
+
+// How many chunks of k a call takes: where its tiles fill less than one round of the GPU's
+// blocks (two a multiprocessor), as many as fill it, each at least 64 long, within the
+// candidates' workspace. A pure function of the shape and the SM count, so a key always runs
+// the same chunks and the bits do not vary from call to call.
+Split sgemm_split(const Problem& p, int sms) {
+  if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return {1, p.k, nullptr};
+  const std::int64_t blocks =
+      ((p.m + kRegTile - 1) / kRegTile) * ((p.n + kRegTile - 1) / kRegTile) * p.batch;
+  const std::int64_t bytes_a_chunk = p.m * p.n * p.batch * std::int64_t{sizeof(float)};
+  const std::int64_t count =
+      std::min({2 * std::int64_t{sms} / blocks, p.k / 64,
+                static_cast<std::int64_t>(kWorkspaceBytes) / bytes_a_chunk});
+  if (count < 2) return {1, p.k, nullptr};
+  std::int64_t chunk = (p.k + count - 1) / count;
+  chunk = (chunk + kRegSlab - 1) / kRegSlab * kRegSlab;
+  return {static_cast<int>((p.k + chunk - 1) / chunk), chunk, nullptr};
+}
+
+// The most workspace sgemm_split asks on any GPU (whatever its SM count): never more than the
+// candidates' workspace.
+std::size_t sgemm_workspace(const Problem& p) {
+  const Split most = sgemm_split(p, 1 << 20);
+  return most.count > 1 ? static_cast<std::size_t>(most.count * p.m * p.n * p.batch) * sizeof(float)
+                        : 0;
+}
+
+// Whether an operand's items all take 16-byte loads: base, ld and stride multiples of 16
+// bytes, its stored columns a multiple of 4 long. Pointer arrays are not looked into.
+inline bool runs_of_four(const Operand& o, std::int64_t rows, std::int64_t batch) {
+  return !o.array && reinterpret_cast<std::uintptr_t>(o.base) % 16 == 0 && o.ld % 4 == 0 &&
+         rows % 4 == 0 && (batch == 1 || o.stride % 4 == 0);
+}
+
+template <bool kTa, bool kTb>
+void launch_sgemm_form(const Problem& p, const CudaExec& exec) {
+  const std::int64_t tiles =
+      ((p.m + kRegTile - 1) / kRegTile) * ((p.n + kRegTile - 1) / kRegTile);
+  Split split = sgemm_split(p, exec.sms());
+  const dim3 grid(grid_dim(tiles, kGridX), split.count, grid_dim(p.batch, kGridYZ));
+  const bool vec = runs_of_four(p.a, p.rows_a(), p.batch) &&
+                   runs_of_four(p.b, p.rows_b(), p.batch) && runs_of_four(p.c, p.m, p.batch);
+  const Args<float> args = make_args<float>(p);
+  // The chunks' sums live in the workspace from one launch to the next: no other call on this
+  // Context may enqueue between them.
+  std::unique_lock<std::mutex> hold;
+  if (split.count > 1) {
+    hold = std::unique_lock<std::mutex>(exec.launch_mutex());
+    split.partial = static_cast<float*>(exec.workspace());
+  }
+  const cudaStream_t stream = exec.cuda_stream();
+  if (split.count > 1) {
+    if (vec) {
+      sgemm_kernel<kTa, kTb, true, true><<<grid, kThreads, 0, stream>>>(args, split);
+    } else {
+      sgemm_kernel<kTa, kTb, false, true><<<grid, kThreads, 0, stream>>>(args, split);
+    }
+  } else if (vec) {
+    sgemm_kernel<kTa, kTb, true, false><<<grid, kThreads, 0, stream>>>(args, split);
+  } else {
+    sgemm_kernel<kTa, kTb, false, false><<<grid, kThreads, 0, stream>>>(args, split);
+  }
+  check_launch("sgemm_kernel");
+  if (split.count > 1) {
+    const std::int64_t total = p.m * p.n * p.batch;
+    split_sum_kernel<<<grid_dim((total + kThreads - 1) / kThreads, 32 * std::int64_t{exec.sms()}),
+                       kThreads, 0, stream>>>(args, split);
+    check_launch("split_sum_kernel");
+  }
+}
+
+void launch_sgemm(const Problem& p, const CudaExec& exec) {
+  const bool ta = p.ta != Op::N, tb = p.tb != Op::N;
+  if (!ta && !tb) return launch_sgemm_form<false, false>(p, exec);
+  if (!ta && tb) return launch_sgemm_form<false, true>(p, exec);
+  if (ta && !tb) return launch_sgemm_form<true, false>(p, exec);
+  launch_sgemm_form<true, true>(p, exec);
+}
+
 // One family member: its spelling, the scalars it is instantiated for, and its launcher.
 class Reg final : public Candidate {
  public:
   using Launcher = void (*)(const Problem&, const CudaExec&);
-  Reg(std::string spelling, Scalar a, Scalar b, Scalar c, Launcher fa, Launcher fb, Launcher fc)
-      : spelling_(std::move(spelling)), scalars_{a, b, c}, launchers_{fa, fb, fc} {}
+  using Workspace = std::size_t (*)(const Problem&);
+  Reg(std::string spelling, Scalar a, Scalar b, Scalar c, Launcher fa, Launcher fb, Launcher fc,
+      Workspace workspace = nullptr)
+      : spelling_(std::move(spelling)),
+        scalars_{a, b, c},
+        launchers_{fa, fb, fc},
+        workspace_(workspace) {}
   std::string_view spelling() const override { return spelling_; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
     if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
     return launcher(p.dtype.in) ? Verdict::yes()
                                 : Verdict::no("this tile is not instantiated for the scalar");
+  }
+  std::size_t workspace_bytes(const Problem& p) const override {
+    return workspace_ && launcher(p.dtype.in) ? workspace_(p) : 0;
   }
   void launch(const Problem& p, const Exec& e) const override {
     require_runnable(*this, p, e);
@@ -206,13 +555,14 @@ class Reg final : public Candidate {
   std::string spelling_;
   Scalar scalars_[3];
   Launcher launchers_[3];
+  Workspace workspace_;
 };
 
 }  // namespace
 
 const Candidate& reg_candidate() {
   static const Reg instance("cuda.reg:m=128:n=128:k=8:t=8", Scalar::f32, Scalar::f32, Scalar::f32,
-                            &launch_reg<float, 128, 128, 8, 8>, nullptr, nullptr);
+                            &launch_sgemm, nullptr, nullptr, &sgemm_workspace);
   return instance;
 }
 

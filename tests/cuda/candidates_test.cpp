@@ -341,6 +341,55 @@ std::string param_name(const ::testing::TestParamInfo<Param>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Cuda, CudaCandidateTest, ::testing::ValuesIn(all_params()), param_name);
 
+// cuda.reg's split k: calls whose 128 x 128 tiles leave most of the GPU idle take k in chunks
+// whose sums meet in the workspace (2 to 15 chunks here, the last one short; 16-byte and
+// element loads; pointer arrays), in every form, with beta == 0 over NaN in C, and the same
+// bytes from two calls.
+TEST(CudaRegSplit, ChunksOfKMatchTheReference) {
+  GEMMROUTE_REQUIRE_GPU();
+  const Candidate& reg = cuda::reg_candidate();
+  std::mt19937_64 rng(21);
+  const std::vector<Shape> shapes = {{64, 100, 600, 3}, {129, 1, 700, 2}, {33, 70, 131, 1}};
+  for (Op ta : {Op::N, Op::T}) {
+    for (Op tb : {Op::N, Op::T}) {
+      for (Storage st : {Storage::packed, Storage::padded, Storage::pointers}) {
+        for (const Shape& s : shapes) {
+          Outcome o = run_case<float>(reg, ta, tb, s, st, test::random_scalar<float>(rng),
+                                      test::random_scalar<float>(rng), rng);
+          EXPECT_TRUE(o.ran);
+          EXPECT_EQ(o.failure, "") << to_string(ta) << to_string(tb) << " " << test::name(st)
+                                   << " " << s.m << "x" << s.n << "x" << s.k << " b" << s.batch;
+        }
+      }
+    }
+  }
+  for (Storage st : {Storage::packed, Storage::padded}) {  // 15 chunks of 72, the last of 23
+    Outcome o = run_case<float>(reg, Op::T, Op::N, Shape{200, 150, 1031, 1}, st,
+                                test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
+    EXPECT_EQ(o.failure, "") << test::name(st);
+  }
+  const test::Gpu& gpu = test::Gpu::get();
+  Problem p;
+  p.m = 96;
+  p.n = 80;
+  p.k = 1000;
+  p.batch = 2;
+  p.alpha = 0.75;
+  p.beta = -1.25;
+  auto A = test::make_buffer<float>(p.m, p.k, p.batch, Storage::packed, false, rng);
+  auto B = test::make_buffer<float>(p.k, p.n, p.batch, Storage::packed, false, rng);
+  auto C = test::make_buffer<float>(p.m, p.n, p.batch, Storage::packed, false, rng);
+  Mirror<float> dA(A), dB(B), dC1(C), dC2(C);
+  p.a = dA.operand(Storage::packed);
+  p.b = dB.operand(Storage::packed);
+  p.c = dC1.operand(Storage::packed);
+  reg.launch(p, *gpu.exec);
+  p.c = dC2.operand(Storage::packed);
+  reg.launch(p, *gpu.exec);
+  gpu.sync();
+  EXPECT_TRUE(test::same_bytes(dC1.download(), dC2.download()));
+}
+
 // C items 2^30 + 7 elements apart: item 2 starts past 2^31 elements (8 GiB in), so any 32-bit
 // offset arithmetic writes the wrong place. A and B are broadcast (stride 0).
 TEST(CudaLarge, BatchTimesStrideOverTwoToThe31Elements) {
