@@ -9,6 +9,7 @@
 #include "core/backend.hpp"
 #include "core/candidate.hpp"
 #include "cuda/candidates.hpp"
+#include "cuda/exec.hpp"
 #include "gemmroute/gemmroute.hpp"
 #include "gpu.hpp"
 
@@ -140,6 +141,39 @@ TEST(CudaWithoutGpu, TensorCoreTilesTakeF64AndC64Only) {
       EXPECT_NE(std::string(no.reason).find("f64 and c64 only"), std::string::npos) << no.reason;
     }
   }
+}
+
+// cuda.reg's split k keeps its chunks' sums in the candidates' workspace: what it declares
+// never passes that, is what a split asks (count x m x n x batch floats), and is nothing where
+// k is too short to split, where one chunk's sums alone would not fit, or for cuda.wide.
+TEST(CudaWithoutGpu, RegDeclaresTheWorkspaceItsSplitKAsks) {
+  auto square = [](Scalar s, std::int64_t n, std::int64_t k, std::int64_t batch) {
+    static const double never_read[1] = {};
+    Problem p;
+    p.dtype = s;
+    p.m = p.n = n;
+    p.k = k;
+    p.batch = batch;
+    p.a = Operand{never_read, nullptr, n, n * k};
+    p.b = Operand{never_read, nullptr, k, k * n};
+    p.c = Operand{never_read, nullptr, n, n * n};
+    return p;
+  };
+  const Candidate& reg = cuda::reg_candidate();
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 512, 512, 1)), 8 * kMiB);  // 8 chunks of 64
+  EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 2048, 2048, 1)), 2 * 16 * kMiB);
+  EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 512, 100, 1)), 0u);     // k under 2 x 64
+  EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 4096, 4096, 1)), 0u);  // 64 MiB a chunk
+  for (std::int64_t n : {1, 100, 129, 1000, 3000}) {
+    for (std::int64_t k : {1, 127, 128, 1031, 100000}) {
+      for (std::int64_t batch : {1, 3, 1000}) {
+        EXPECT_LE(reg.workspace_bytes(square(Scalar::f32, n, k, batch)), cuda::kWorkspaceBytes)
+            << n << " " << k << " " << batch;
+      }
+    }
+  }
+  EXPECT_EQ(cuda::wide_candidate().workspace_bytes(square(Scalar::f64, 512, 512, 1)), 0u);
 }
 
 }  // namespace
