@@ -285,6 +285,9 @@ int run_points(Session& s, std::vector<Key> points, const std::string& source, O
 // candidate ahead of the vendor's own choice, those candidates and that choice are measured
 // again, alone, in this run. `table build FIRST --confirm OUT` then keeps a displacement only
 // where both runs agree.
+// The most candidates a confirming run measures at a point, the vendor's choice among them.
+constexpr std::size_t kConfirmMost = 8;
+
 int run_confirm(Session& s, const Results& first, const std::vector<Key>* only_keys,
                 const std::string& out, double budget_s) {
   std::vector<std::string> order;
@@ -303,16 +306,12 @@ int run_confirm(Session& s, const Results& first, const std::vector<Key>* only_k
       continue;
     }
     const std::string_view vendor = s.backend->vendor_default(row.key.dtype).spelling();
-    if (row.entries.front().spelling == vendor) continue;  // nothing displaced it
     Todo t{row.key, {}};
-    for (const Entry& e : row.entries) {
-      if (is_done(s.done, row.key, e.spelling)) {
-        if (e.spelling == vendor) break;
-        continue;
-      }
-      keep.push_back(s.backend->resolve(e.spelling));
+    for (const std::string& spelling :
+         to_confirm(row, vendor, kConfirmMost,
+                    [&](std::string_view sp) { return is_done(s.done, row.key, sp); })) {
+      keep.push_back(s.backend->resolve(spelling));
       if (keep.back().candidate) t.candidates.push_back(keep.back().candidate);
-      if (e.spelling == vendor || t.candidates.size() >= 8) break;
     }
     if (!t.candidates.empty()) todo.push_back(std::move(t));
   }

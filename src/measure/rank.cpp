@@ -199,6 +199,21 @@ Table build_table(const Results& results, std::span<const std::string> tie_order
 
 namespace gemmroute::measure {
 
+std::vector<std::string> to_confirm(const Row& row, std::string_view vendor, std::size_t most,
+                                    const std::function<bool(std::string_view)>& done) {
+  std::vector<std::string> out;
+  if (row.entries.empty() || row.entries.front().spelling == vendor || most == 0) return out;
+  std::size_t ahead = 0;
+  for (const Entry& e : row.entries) {
+    const bool is_vendor = e.spelling == vendor;
+    if (!is_vendor && ahead == most - 1) continue;  // enough of them: on to the vendor
+    if (!is_vendor) ++ahead;
+    if (!done(e.spelling)) out.push_back(e.spelling);
+    if (is_vendor) break;
+  }
+  return out;
+}
+
 Table merge_rows(const Table& base, const Table& built, int* replaced) {
   Table t = base;
   auto less = [](const Key& a, const Key& b) { return key_less(a, b); };

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -70,6 +71,14 @@ struct BuildSummary {
 // Entries with equal output digests share a bit-identity group (bits_groups).
 Table build_table(const Results& results, std::span<const std::string> tie_order,
                   const BuildOptions& options, BuildSummary* summary = nullptr);
+
+// What `tune --confirm` measures again at a row of the first run whose winner is not the
+// vendor's own choice: the candidates ranked ahead of the vendor, fastest first, at most
+// `most` - 1 of them, and then the vendor itself, however many were ahead of it (a confirming
+// run that leaves the vendor out cannot take a displacement back). `done(spelling)`: already
+// measured in the confirming run (resume), left out. Empty where the vendor leads.
+std::vector<std::string> to_confirm(const Row& row, std::string_view vendor, std::size_t most,
+                                    const std::function<bool(std::string_view)>& done);
 
 // `base` with the rows of `built` merged in: a built row replaces the base's row of its key,
 // or is added; rows in key order. What `table build --merge` writes: exact rows for the keys a

@@ -123,6 +123,30 @@ Results sample_results() {
   return res;
 }
 
+// A confirming run measures again what led the vendor and the vendor itself: with more
+// leaders than it measures, the fastest of them and still the vendor (without it, the second
+// run cannot take a displacement back); what the run already has (resume) is left out.
+TEST(Confirm, TheVendorIsMeasuredAgainHoweverManyLedIt) {
+  auto row = [](std::vector<std::string> spellings) {
+    Row r;
+    for (auto& s : spellings) r.entries.push_back(Entry{.spelling = std::move(s)});
+    return r;
+  };
+  const auto none = [](std::string_view) { return false; };
+  const Row many = row({"a", "b", "c", "d", "e", "f", "g", "h", "i", "openblas", "j"});
+  EXPECT_EQ(to_confirm(many, "openblas", 8, none),
+            (std::vector<std::string>{"a", "b", "c", "d", "e", "f", "g", "openblas"}));
+  EXPECT_EQ(to_confirm(row({"a", "b", "openblas", "c"}), "openblas", 8, none),
+            (std::vector<std::string>{"a", "b", "openblas"}));
+  EXPECT_TRUE(to_confirm(row({"openblas", "a"}), "openblas", 8, none).empty());
+  // No vendor in the row (it failed there): the leaders alone.
+  EXPECT_EQ(to_confirm(row({"a", "b"}), "openblas", 8, none),
+            (std::vector<std::string>{"a", "b"}));
+  // Resumed: what was measured already is not measured twice, and leaves no room for others.
+  const auto done = [](std::string_view s) { return s == "b" || s == "openblas"; };
+  EXPECT_EQ(to_confirm(many, "openblas", 3, done), (std::vector<std::string>{"a"}));
+}
+
 TEST(Build, RowsAreRankedSortedAndFailuresLeftOut) {
   Results res = sample_results();
   BuildSummary s;
