@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -103,6 +104,35 @@ Outcome run_case(const Candidate& cand, Op ta, Op tb, const Shape& s, Storage st
   auto check = reference::check_against_reference(got, orig);
   if (!check.ok) out.failure = check.message;
   return out;
+}
+
+// One packed call launched twice over the same operands into two copies of C: whether both
+// C hold the same bytes (nullopt where the candidate cannot run the call).
+template <class T>
+std::optional<bool> same_bytes_twice(const Candidate& cand, const Shape& s, T alpha, T beta,
+                                     std::mt19937_64& rng) {
+  const test::Gpu& gpu = test::Gpu::get();
+  Problem p;
+  p.dtype = scalar_of_v<T>;
+  p.m = s.m;
+  p.n = s.n;
+  p.k = s.k;
+  p.batch = s.batch;
+  p.alpha = std::complex<double>(alpha);
+  p.beta = std::complex<double>(beta);
+  auto A = test::make_buffer<T>(s.m, s.k, s.batch, Storage::packed, false, rng);
+  auto B = test::make_buffer<T>(s.k, s.n, s.batch, Storage::packed, false, rng);
+  auto C = test::make_buffer<T>(s.m, s.n, s.batch, Storage::packed, false, rng);
+  Mirror<T> dA(A), dB(B), dC1(C), dC2(C);
+  p.a = dA.operand(Storage::packed);
+  p.b = dB.operand(Storage::packed);
+  if (!runnable(cand, p, *gpu.exec).ok) return std::nullopt;
+  p.c = dC1.operand(Storage::packed);
+  cand.launch(p, *gpu.exec);
+  p.c = dC2.operand(Storage::packed);
+  cand.launch(p, *gpu.exec);
+  gpu.sync();
+  return test::same_bytes(dC1.download(), dC2.download());
 }
 
 // One test per candidate, every scalar inside it: one process each, so a machine without a GPU
@@ -260,31 +290,12 @@ TEST_P(CudaCandidateTest, ManyGroupsInEveryForm) {
 }
 
 TEST_P(CudaCandidateTest, SameCallTwiceGivesIdenticalBytes) {
-  const test::Gpu& gpu = test::Gpu::get();
   for_scalars([&]<class T>() {
     for (const Shape& s : {Shape{8, 8, 8, 64}, Shape{13, 7, 16, 33}, Shape{40, 40, 40, 3}}) {
       std::mt19937_64 rng(99);
-      Problem p;
-      p.dtype = scalar_of_v<T>;
-      p.m = s.m;
-      p.n = s.n;
-      p.k = s.k;
-      p.batch = s.batch;
-      p.alpha = std::complex<double>(test::random_scalar<T>(rng));
-      p.beta = std::complex<double>(test::random_scalar<T>(rng));
-      auto A = test::make_buffer<T>(s.m, s.k, s.batch, Storage::packed, false, rng);
-      auto B = test::make_buffer<T>(s.k, s.n, s.batch, Storage::packed, false, rng);
-      auto C = test::make_buffer<T>(s.m, s.n, s.batch, Storage::packed, false, rng);
-      Mirror<T> dA(A), dB(B), dC1(C), dC2(C);
-      p.a = dA.operand(Storage::packed);
-      p.b = dB.operand(Storage::packed);
-      if (!runnable(candidate(), p, *gpu.exec).ok) continue;
-      p.c = dC1.operand(Storage::packed);
-      candidate().launch(p, *gpu.exec);
-      p.c = dC2.operand(Storage::packed);
-      candidate().launch(p, *gpu.exec);
-      gpu.sync();
-      EXPECT_TRUE(test::same_bytes(dC1.download(), dC2.download())) << s.m;
+      const T alpha = test::random_scalar<T>(rng), beta = test::random_scalar<T>(rng);
+      const std::optional<bool> same = same_bytes_twice<T>(candidate(), s, alpha, beta, rng);
+      if (same) EXPECT_TRUE(*same) << s.m;
     }
   });
 }
@@ -368,26 +379,10 @@ TEST(CudaRegSplit, ChunksOfKMatchTheReference) {
                                 test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
     EXPECT_EQ(o.failure, "") << test::name(st);
   }
-  const test::Gpu& gpu = test::Gpu::get();
-  Problem p;
-  p.m = 96;
-  p.n = 80;
-  p.k = 1000;
-  p.batch = 2;
-  p.alpha = 0.75;
-  p.beta = -1.25;
-  auto A = test::make_buffer<float>(p.m, p.k, p.batch, Storage::packed, false, rng);
-  auto B = test::make_buffer<float>(p.k, p.n, p.batch, Storage::packed, false, rng);
-  auto C = test::make_buffer<float>(p.m, p.n, p.batch, Storage::packed, false, rng);
-  Mirror<float> dA(A), dB(B), dC1(C), dC2(C);
-  p.a = dA.operand(Storage::packed);
-  p.b = dB.operand(Storage::packed);
-  p.c = dC1.operand(Storage::packed);
-  reg.launch(p, *gpu.exec);
-  p.c = dC2.operand(Storage::packed);
-  reg.launch(p, *gpu.exec);
-  gpu.sync();
-  EXPECT_TRUE(test::same_bytes(dC1.download(), dC2.download()));
+  const std::optional<bool> same =
+      same_bytes_twice<float>(reg, Shape{96, 80, 1000, 2}, 0.75f, -1.25f, rng);
+  ASSERT_TRUE(same.has_value());
+  EXPECT_TRUE(*same);
 }
 
 // C items 2^30 + 7 elements apart: item 2 starts past 2^31 elements (8 GiB in), so any 32-bit
