@@ -5,9 +5,10 @@
 // thread holds an 8 x 8 register tile of it, as 2 x 2 blocks of 4 x 4. The eight warps split
 // the tile 2 (m) x 4 (n), 64 x 32 each; a warp's lanes 8 (m) x 4 (n), so that a k step's four
 // 16-byte shared-memory loads of a warp read 128 and 64 consecutive bytes (no bank conflict;
-// lanes that share rows or columns share the words) for 64 multiply-adds a thread. The k loop walks slabs of 8: op(A)'s 128 x 8
-// and op(B)'s 8 x 128 are staged in shared memory as [k][128] (double-buffered: the next slab
-// is loaded into registers while the current one is multiplied, one barrier a slab). The form
+// lanes that share rows or columns share the words) for 64 multiply-adds a thread. The k loop
+// walks slabs of 8 (16 where k is split and loads are 16 bytes): op(A)'s 128 x 8 and op(B)'s
+// 8 x 128 are staged in shared memory as [k][128] (double-buffered: the next slab is loaded
+// into registers while the current one is multiplied, one barrier a slab). The form
 // is a template parameter (a real operand is N or T), so each operand's loads run along its
 // stored columns with no run-time branch: 16-byte loads where the operand allows them (ld,
 // base and stride 16-byte multiples, and the extent along the stored column a multiple of 4;
@@ -193,34 +194,42 @@ void launch_reg(const Problem& p, const CudaExec& exec) {
 // ---- cuda.reg: the f32 kernel --------------------------------------------------------------
 
 constexpr int kRegTile = 128;  // the block's tile of C, m and n
-constexpr int kRegSlab = 8;    // k per slab
+constexpr int kRegSlab = 8;    // k per slab where the call runs the whole k in one block
+// k per slab where blocks take chunks of k (split k) with 16-byte loads: twice the multiply-adds
+// a barrier. With whole k, or element loads, the doubled staging registers spill under the
+// two-block cap (bench/results/h200/README.md, "The f32 register tile").
+#ifndef GEMMROUTE_SGEMM_SPLIT_SLAB
+#define GEMMROUTE_SGEMM_SPLIT_SLAB 16
+#endif
+constexpr int kSplitSlab = GEMMROUTE_SGEMM_SPLIT_SLAB;
 constexpr int kRegPitch = kRegTile + 4;  // a staged row, padded (16-byte multiple, see load)
 
-// One operand's 128 x 8 slab X(r, q) (r along m for A, along n for B; q along k) as the f32
+// One operand's 128 x S slab X(r, q) (r along m for A, along n for B; q along k) as the f32
 // kernel stages it, at xs[q][r]. kRowsRun: the stored columns run along r (A in N, B in T), so
 // X(r, q) = x[r + q ld]; else along q (A in T, B in N), X(r, q) = x[q + r ld]. kVec: 16-byte
 // loads (the run's extent a multiple of 4, ld and the item base 16-byte multiples), each a
-// whole run of 4 inside or outside the operand; else four element loads a thread, 2 columns
-// (kRowsRun) or 32 rows apart. begin() fixes the thread's elements for a tile (a pointer, and
+// whole run of 4 inside or outside the operand, S / 8 of them a thread, 8 columns (kRowsRun) or
+// 1024 / S rows apart; else S / 2 element loads a thread, 2 columns (kRowsRun) or 256 / S rows
+// apart. begin() fixes the thread's elements for a tile (a pointer, and
 // which of its loads fall inside along r); load() fetches the next slab into registers,
 // store() puts them into shared memory.
-template <bool kRowsRun, bool kVec>
+template <bool kRowsRun, bool kVec, int S>
 struct Slab {
-  static constexpr int kLoads = kVec ? 1 : 4;
-  static constexpr int kApart = kRowsRun ? 256 / kRegTile : 256 / kRegSlab;  // q or r apart
-  float4 v4;
-  float v[kLoads];
+  static constexpr int kLoads = kVec ? S / 8 : S / 2;
+  static constexpr int kApart = kRowsRun ? (kVec ? 8 : 2) : (kVec ? 1024 / S : 256 / S);
+  float4 v4[kVec ? kLoads : 1];
+  float v[kVec ? 1 : kLoads];
   const float* next;  // the thread's first element in the next slab to load
   unsigned inside;    // bit l: load l's r is inside the operand
 
   // The thread's first element: (r, q) within the slab.
   __device__ static int r_of(int t) {
-    if (kVec) return kRowsRun ? (t % 32) * 4 : t / 2;
-    return kRowsRun ? t % kRegTile : t / kRegSlab;
+    if (kVec) return kRowsRun ? (t % 32) * 4 : t / (S / 4);
+    return kRowsRun ? t % kRegTile : t / S;
   }
   __device__ static int q_of(int t) {
-    if (kVec) return kRowsRun ? t / 32 : (t % 2) * 4;
-    return kRowsRun ? t / kRegTile : t % kRegSlab;
+    if (kVec) return kRowsRun ? t / 32 : (t % (S / 4)) * 4;
+    return kRowsRun ? t / kRegTile : t % S;
   }
 
   // x: the item, r0 the tile's first r, q0 the first slab's, R the operand's extent along r.
@@ -238,8 +247,12 @@ struct Slab {
   __device__ void load(std::int64_t ld, std::int64_t q0, std::int64_t Q, int t) {
     const std::int64_t q = q0 + q_of(t);
     if constexpr (kVec) {
-      v4 = make_float4(0.f, 0.f, 0.f, 0.f);
-      if ((inside & 1) && q < Q) v4 = *reinterpret_cast<const float4*>(next);
+#pragma unroll
+      for (int l = 0; l < kLoads; ++l) {
+        const bool in = ((inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q;
+        v4[l] = in ? *reinterpret_cast<const float4*>(next + l * kApart * ld)
+                   : make_float4(0.f, 0.f, 0.f, 0.f);
+      }
     } else {
 #pragma unroll
       for (int l = 0; l < kLoads; ++l) {
@@ -247,18 +260,21 @@ struct Slab {
         v[l] = in ? next[l * kApart * ld] : 0.f;
       }
     }
-    next += kRowsRun ? kRegSlab * ld : kRegSlab;
+    next += kRowsRun ? S * ld : S;
   }
   __device__ void store(float (*xs)[kRegPitch], int t) const {
     const int r = r_of(t), q0 = q_of(t);
     if constexpr (kVec) {
-      if (kRowsRun) {
-        *reinterpret_cast<float4*>(&xs[q0][r]) = v4;
-      } else {  // a run along k, stored across four rows (banks 16 apart for the two halves)
-        xs[q0][r] = v4.x;
-        xs[q0 + 1][r] = v4.y;
-        xs[q0 + 2][r] = v4.z;
-        xs[q0 + 3][r] = v4.w;
+#pragma unroll
+      for (int l = 0; l < kLoads; ++l) {
+        if (kRowsRun) {
+          *reinterpret_cast<float4*>(&xs[q0 + l * kApart][r]) = v4[l];
+        } else {  // a run along k, stored across four rows
+          xs[q0][r + l * kApart] = v4[l].x;
+          xs[q0 + 1][r + l * kApart] = v4[l].y;
+          xs[q0 + 2][r + l * kApart] = v4[l].z;
+          xs[q0 + 3][r + l * kApart] = v4[l].w;
+        }
       }
     } else {
 #pragma unroll
@@ -298,10 +314,11 @@ struct Split {
 template <bool kTa, bool kTb, bool kVec, bool kSplit>
 __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
     sgemm_kernel(Args<float> p, Split split) {
-  __shared__ __align__(16) float as[2][kRegSlab][kRegPitch];
-  __shared__ __align__(16) float bs[2][kRegSlab][kRegPitch];
-  Slab<!kTa, kVec> sa;  // A(i, q): stored columns along i when N
-  Slab<kTb, kVec> sb;   // B(q, j) = X(j, q): stored columns along j when T
+  constexpr int S = kSplit && kVec ? kSplitSlab : kRegSlab;
+  __shared__ __align__(16) float as[2][S][kRegPitch];
+  __shared__ __align__(16) float bs[2][S][kRegPitch];
+  Slab<!kTa, kVec, S> sa;  // A(i, q): stored columns along i when N
+  Slab<kTb, kVec, S> sb;   // B(q, j) = X(j, q): stored columns along j when T
 
   const int t = threadIdx.x;
   const int warp = t / 32, lane = t % 32;
@@ -329,11 +346,11 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
       sb.store(bs[0], t);
       __syncthreads();
       int buf = 0;
-      for (std::int64_t q0 = q_begin; q0 < q_end; q0 += kRegSlab) {
-        const bool more = q0 + kRegSlab < q_end;
+      for (std::int64_t q0 = q_begin; q0 < q_end; q0 += S) {
+        const bool more = q0 + S < q_end;
         if (more) {  // in flight while this slab is multiplied
-          sa.load(p.a.ld, q0 + kRegSlab, q_end, t);
-          sb.load(p.b.ld, q0 + kRegSlab, q_end, t);
+          sa.load(p.a.ld, q0 + S, q_end, t);
+          sb.load(p.b.ld, q0 + S, q_end, t);
         }
         // Fragments double-buffered in registers: step q + 1's loads issue before step q's
         // multiply-adds.
@@ -349,8 +366,8 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
         };
         fragments(0, x[0], y[0]);
 #pragma unroll
-        for (int q = 0; q < kRegSlab; ++q) {
-          if (q + 1 < kRegSlab) fragments(q + 1, x[(q + 1) % 2], y[(q + 1) % 2]);
+        for (int q = 0; q < S; ++q) {
+          if (q + 1 < S) fragments(q + 1, x[(q + 1) % 2], y[(q + 1) % 2]);
 #pragma unroll
           for (int u = 0; u < 8; ++u)
 #pragma unroll
@@ -453,7 +470,7 @@ Split sgemm_split(const Problem& p, int sms) {
                 static_cast<std::int64_t>(kWorkspaceBytes) / bytes_a_chunk});
   if (count < 2) return {1, p.k, nullptr};
   std::int64_t chunk = (p.k + count - 1) / count;
-  chunk = (chunk + kRegSlab - 1) / kRegSlab * kRegSlab;
+  chunk = (chunk + kSplitSlab - 1) / kSplitSlab * kSplitSlab;
   return {static_cast<int>((p.k + chunk - 1) / chunk), chunk, nullptr};
 }
 
