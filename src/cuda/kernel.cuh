@@ -111,6 +111,38 @@ __device__ __forceinline__ void update(T* c, T acc, const Args<T>& p) {
   *c = p.beta_zero ? ab : Ops<T>::fma(p.beta, *c, ab);
 }
 
+// Asynchronous global -> shared copies of 4, 8 or 16 bytes (sm_80 on; plain copies before).
+template <int BYTES>
+__device__ __forceinline__ void copy_async(void* dst, const void* src) {
+#if __CUDA_ARCH__ >= 800
+  const auto s = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst));
+  if constexpr (BYTES == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src));
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(BYTES));
+  }
+#else
+  struct alignas(BYTES) Granule {
+    unsigned char b[BYTES];
+  };
+  *static_cast<Granule*>(dst) = *static_cast<const Granule*>(src);
+#endif
+}
+
+__device__ __forceinline__ void commit_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+// Waits until at most N of this thread's committed copy groups are still in flight.
+template <int N>
+__device__ __forceinline__ void wait_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
 // Grid extents: CUDA caps y and z at 65535; kernels loop over what a grid does not cover.
 inline unsigned grid_dim(std::int64_t want, std::int64_t cap) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(want, 1, cap));

@@ -7,13 +7,16 @@
 // 16-byte shared-memory loads of a warp read 128 and 64 consecutive bytes (no bank conflict;
 // lanes that share rows or columns share the words) for 64 multiply-adds a thread. The k loop
 // walks slabs of 8 (16 where k is split and loads are 16 bytes): op(A)'s 128 x 8 and op(B)'s
-// 8 x 128 are staged in shared memory as [k][128] (double-buffered: the next slab is loaded
-// into registers while the current one is multiplied, one barrier a slab). The form
-// is a template parameter (a real operand is N or T), so each operand's loads run along its
-// stored columns with no run-time branch: 16-byte loads where the operand allows them (ld,
-// base and stride 16-byte multiples, and the extent along the stored column a multiple of 4;
-// then C is stored 16 bytes at a time too), else element by element; edges are predicated
-// (zero-filled operands, guarded stores). Two blocks a multiprocessor (128 registers).
+// 8 x 128 are staged in shared memory as [k][128], one barrier a slab, in one of two ways
+// (measured per form, see launch_sgemm_form): through registers into two buffers (the next
+// slab is loaded while the current one is multiplied), or by asynchronous copies (cp.async)
+// into three or four stages, except an operand whose 16-byte runs lie along k, which always
+// goes through registers (it is transposed on the way). The form is a template parameter (a
+// real operand is N or T), so each operand's loads run along its stored columns with no
+// run-time branch: 16-byte loads where the operand allows them (ld, base and stride 16-byte
+// multiples, and the extent along the stored column a multiple of 4; then C is stored 16
+// bytes at a time too), else element by element; edges are predicated (zero-filled operands,
+// guarded stores). Two blocks a multiprocessor (128 registers).
 //
 // cuda.wide (f64, c32, c64): the same scheme, generic over the scalar and the form at run
 // time: 64 x 64 x 8 tiles, 4 x 4 a thread, element loads, conjugation applied as the slab is
@@ -25,11 +28,13 @@
 // second kernel adds them in chunk order, so the bits depend on the shape and the GPU only.
 //
 // Instantiations: 20 kernels (cuda.reg: 2 forms of A x 2 of B x 16-byte or element loads x
-// whole or split k, and the chunks' sum; cuda.wide: one per scalar).
+// whole or split k, 12 of them copying asynchronously, and the chunks' sum; cuda.wide: one per
+// scalar).
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "core/dispatch.hpp"
 #include "cuda/candidates.hpp"
@@ -194,15 +199,91 @@ void launch_reg(const Problem& p, const CudaExec& exec) {
 // ---- cuda.reg: the f32 kernel --------------------------------------------------------------
 
 constexpr int kRegTile = 128;  // the block's tile of C, m and n
-constexpr int kRegSlab = 8;    // k per slab where the call runs the whole k in one block
-// k per slab where blocks take chunks of k (split k) with 16-byte loads: twice the multiply-adds
-// a barrier. With whole k, or element loads, the doubled staging registers spill under the
-// two-block cap (bench/results/h200/README.md, "The f32 register tile").
-#ifndef GEMMROUTE_SGEMM_SPLIT_SLAB
-#define GEMMROUTE_SGEMM_SPLIT_SLAB 16
-#endif
-constexpr int kSplitSlab = GEMMROUTE_SGEMM_SPLIT_SLAB;
+constexpr int kRegSlab = 8;    // k per slab
+// k per slab where blocks take chunks of k (split k), and for T T: twice the multiply-adds a
+// barrier. Slabs of 16 through registers spill under the two-block cap (the whole-k kernels of
+// N N and T N; bench/results/h200/README.md, "The f32 register tile").
+constexpr int kDeepSlab = 16;
 constexpr int kRegPitch = kRegTile + 4;  // a staged row, padded (16-byte multiple, see load)
+
+// One operand's 128 x S slab X(r, q) (r along m for A, along n for B; q along k) as the f32
+// kernel stages it, at xs[q][r], copied from global to shared memory asynchronously (cp.async,
+// no registers held while the copies fly). kRowsRun: the stored columns run along r (A in N,
+// B in T), so X(r, q) = x[r + q ld]; else along q (A in T, B in N), X(r, q) = x[q + r ld].
+// kVec: runs of 4 (the run's extent a multiple of 4, ld and the item base 16-byte multiples),
+// each inside or outside the operand, S / 8 of them a thread, 8 columns (kRowsRun) or 1024 / S
+// rows apart: one 16-byte copy where the run lies along r, four 4-byte copies (a transpose)
+// where it lies along q. Else S / 2 element copies a thread, 2 columns (kRowsRun) or 256 / S
+// rows apart. Elements outside the operand are zeros stored directly. begin() fixes the
+// thread's elements for a tile (a pointer, and which of its runs fall inside along r); issue()
+// starts the copies of the next slab.
+template <bool kRowsRun, bool kVec, int S>
+struct Stager {
+  static constexpr int kCopies = kVec ? S / 8 : S / 2;
+  static constexpr int kApart = kRowsRun ? (kVec ? 8 : 2) : (kVec ? 1024 / S : 256 / S);
+  const float* next;  // the thread's first element in the next slab to copy
+  unsigned inside;    // bit l: copy l's r is inside the operand
+
+  // The thread's first element: (r, q) within the slab.
+  __device__ static int r_of(int t) {
+    if (kVec) return kRowsRun ? (t % 32) * 4 : t / (S / 4);
+    return kRowsRun ? t % kRegTile : t / S;
+  }
+  __device__ static int q_of(int t) {
+    if (kVec) return kRowsRun ? t / 32 : (t % (S / 4)) * 4;
+    return kRowsRun ? t / kRegTile : t % S;
+  }
+
+  // x: the item, r0 the tile's first r, q0 the first slab's, R the operand's extent along r.
+  __device__ void begin(const float* x, std::int64_t ld, std::int64_t r0, std::int64_t q0,
+                        std::int64_t R, int t) {
+    const std::int64_t r = r0 + r_of(t), q = q0 + q_of(t);
+    next = kRowsRun ? x + r + q * ld : x + q + r * ld;
+    inside = 0;
+#pragma unroll
+    for (int l = 0; l < kCopies; ++l) {
+      if ((kRowsRun ? r : r + l * kApart) < R) inside |= 1u << l;
+    }
+  }
+  // Copies the slab at q0 (the one after the last issued) into xs; Q: where the thread's k
+  // range ends.
+  __device__ void issue(float (*xs)[kRegPitch], std::int64_t ld, std::int64_t q0, std::int64_t Q,
+                        int t) {
+    const int r = r_of(t), qs = q_of(t);
+    const std::int64_t q = q0 + qs;
+#pragma unroll
+    for (int l = 0; l < kCopies; ++l) {
+      const bool in = ((inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q;
+      const float* src = next + l * kApart * ld;
+      if constexpr (kVec && kRowsRun) {
+        float* dst = &xs[qs + l * kApart][r];
+        if (in) {
+          copy_async<16>(dst, src);
+        } else {
+          *reinterpret_cast<float4*>(dst) = make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+      } else if constexpr (kVec) {  // a run along k, stored across four rows
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          float* dst = &xs[qs + e][r + l * kApart];
+          if (in) {
+            copy_async<4>(dst, src + e);
+          } else {
+            *dst = 0.f;
+          }
+        }
+      } else {
+        float* dst = kRowsRun ? &xs[qs + l * kApart][r] : &xs[qs][r + l * kApart];
+        if (in) {
+          copy_async<4>(dst, src);
+        } else {
+          *dst = 0.f;
+        }
+      }
+    }
+    next += kRowsRun ? S * ld : S;
+  }
+};
 
 // One operand's 128 x S slab X(r, q) (r along m for A, along n for B; q along k) as the f32
 // kernel stages it, at xs[q][r]. kRowsRun: the stored columns run along r (A in N, B in T), so
@@ -307,25 +388,116 @@ struct Split {
   float* partial;
 };
 
+// The thread's place in the block's tile: rows wm 64 + s 32 + lm 4 + (0..3), columns
+// wn 32 + s 16 + ln 4 + (0..3), for warp (wm, wn) and lane (lm, ln); acc[u][v] is the element
+// of row row0 + (u / 4) 32 + u % 4 and column col0 + (v / 4) 16 + v % 4.
+__device__ __forceinline__ int tile_row0(int t) {
+  return (t / 32 % 2) * 64 + (t % 32 % 8) * 4;
+}
+__device__ __forceinline__ int tile_col0(int t) {
+  return (t / 32 / 2) * 32 + (t % 32 / 8) * 4;
+}
+
+// One staged slab's S steps of k into the thread's 8 x 8 tile. Fragments double-buffered in
+// registers: step q + 1's shared-memory loads issue before step q's multiply-adds.
+template <int S>
+__device__ __forceinline__ void multiply_slab(const float (*as)[kRegPitch],
+                                              const float (*bs)[kRegPitch], int row0, int col0,
+                                              float (&acc)[8][8]) {
+  float x[2][8], y[2][8];
+  auto fragments = [&](int q, float* xq, float* yq) {
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      const float4 xa = *reinterpret_cast<const float4*>(&as[q][row0 + s * 32]);
+      const float4 yb = *reinterpret_cast<const float4*>(&bs[q][col0 + s * 16]);
+      xq[s * 4] = xa.x, xq[s * 4 + 1] = xa.y, xq[s * 4 + 2] = xa.z, xq[s * 4 + 3] = xa.w;
+      yq[s * 4] = yb.x, yq[s * 4 + 1] = yb.y, yq[s * 4 + 2] = yb.z, yq[s * 4 + 3] = yb.w;
+    }
+  };
+  fragments(0, x[0], y[0]);
+#pragma unroll
+  for (int q = 0; q < S; ++q) {
+    if (q + 1 < S) fragments(q + 1, x[(q + 1) % 2], y[(q + 1) % 2]);
+#pragma unroll
+    for (int u = 0; u < 8; ++u)
+#pragma unroll
+      for (int v = 0; v < 8; ++v) acc[u][v] = fmaf(x[q % 2][u], y[q % 2][v], acc[u][v]);
+  }
+}
+
+// The tile at (i0, j0) of an item: with kSplit, this chunk's raw sums into the workspace
+// (as split_sum_kernel reads them), else alpha acc + beta C into C (16 bytes at a time with
+// kVec: m is then a multiple of 4, so a run of 4 rows is inside or outside).
+template <bool kVec, bool kSplit>
+__device__ __forceinline__ void store_tile(const Args<float>& p, const Split& split,
+                                           std::int64_t item, std::int64_t i0, std::int64_t j0,
+                                           int row0, int col0, const float (&acc)[8][8]) {
+  float* out;
+  std::int64_t ld;
+  if constexpr (kSplit) {
+    out = split.partial + (blockIdx.y * p.batch + item) * p.n * p.m;
+    ld = p.m;
+  } else {
+    out = p.c.item(item);
+    ld = p.c.ld;
+  }
+#pragma unroll
+  for (int v = 0; v < 8; ++v) {
+    const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
+    if (j >= p.n) continue;
+    float* oj = out + j * ld;
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      const std::int64_t i = i0 + row0 + s * 32;
+      if constexpr (kVec) {
+        if (i >= p.m) continue;
+        float4* o4 = reinterpret_cast<float4*>(oj + i);
+        if constexpr (kSplit) {
+          *o4 = make_float4(acc[s * 4][v], acc[s * 4 + 1][v], acc[s * 4 + 2][v], acc[s * 4 + 3][v]);
+        } else {
+          float4 r = make_float4(p.alpha * acc[s * 4][v], p.alpha * acc[s * 4 + 1][v],
+                                 p.alpha * acc[s * 4 + 2][v], p.alpha * acc[s * 4 + 3][v]);
+          if (!p.beta_zero) {
+            const float4 old = *o4;
+            r.x = fmaf(p.beta, old.x, r.x);
+            r.y = fmaf(p.beta, old.y, r.y);
+            r.z = fmaf(p.beta, old.z, r.z);
+            r.w = fmaf(p.beta, old.w, r.w);
+          }
+          *o4 = r;
+        }
+      } else {
+#pragma unroll
+        for (int l = 0; l < 4; ++l) {
+          if (i + l >= p.m) continue;
+          if constexpr (kSplit) {
+            oj[i + l] = acc[s * 4 + l][v];
+          } else {
+            update(oj + i + l, acc[s * 4 + l][v], p);
+          }
+        }
+      }
+    }
+  }
+}
+
 // kTa, kTb: op(A), op(B) is the transpose (a real C is folded into T). kVec: every operand
 // takes 16-byte loads and stores (launch_sgemm checks). kSplit: blockIdx.y is a chunk of k
 // (split.count > 1); without it the k loop runs to the constant p.k and writes C, as fast as
 // before split k was added (a run-time chunk range cost about 11% at 2048^3).
+//
+// Both operands through registers, two buffers in static shared memory: the next slab is
+// loaded into registers while the current one is multiplied, then stored, one barrier a slab.
 template <bool kTa, bool kTb, bool kVec, bool kSplit>
 __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
     sgemm_kernel(Args<float> p, Split split) {
-  constexpr int S = kSplit && kVec ? kSplitSlab : kRegSlab;
+  constexpr int S = kSplit && kVec ? kDeepSlab : kRegSlab;
   __shared__ __align__(16) float as[2][S][kRegPitch];
   __shared__ __align__(16) float bs[2][S][kRegPitch];
   Slab<!kTa, kVec, S> sa;  // A(i, q): stored columns along i when N
   Slab<kTb, kVec, S> sb;   // B(q, j) = X(j, q): stored columns along j when T
 
-  const int t = threadIdx.x;
-  const int warp = t / 32, lane = t % 32;
-  // The thread's rows: wm 64 + s 32 + lm 4 + (0..3), columns: wn 32 + s 16 + ln 4 + (0..3).
-  const int row0 = (warp % 2) * 64 + (lane % 8) * 4;
-  const int col0 = (warp / 2) * 32 + (lane / 8) * 4;
-
+  const int t = threadIdx.x, row0 = tile_row0(t), col0 = tile_col0(t);
   const std::int64_t tiles_m = (p.m + kRegTile - 1) / kRegTile;
   const std::int64_t tiles = tiles_m * ((p.n + kRegTile - 1) / kRegTile);
   for (std::int64_t item = blockIdx.z; item < p.batch; item += gridDim.z) {
@@ -352,27 +524,7 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
           sa.load(p.a.ld, q0 + S, q_end, t);
           sb.load(p.b.ld, q0 + S, q_end, t);
         }
-        // Fragments double-buffered in registers: step q + 1's loads issue before step q's
-        // multiply-adds.
-        float x[2][8], y[2][8];
-        auto fragments = [&](int q, float* xq, float* yq) {
-#pragma unroll
-          for (int s = 0; s < 2; ++s) {
-            const float4 xa = *reinterpret_cast<const float4*>(&as[buf][q][row0 + s * 32]);
-            const float4 yb = *reinterpret_cast<const float4*>(&bs[buf][q][col0 + s * 16]);
-            xq[s * 4] = xa.x, xq[s * 4 + 1] = xa.y, xq[s * 4 + 2] = xa.z, xq[s * 4 + 3] = xa.w;
-            yq[s * 4] = yb.x, yq[s * 4 + 1] = yb.y, yq[s * 4 + 2] = yb.z, yq[s * 4 + 3] = yb.w;
-          }
-        };
-        fragments(0, x[0], y[0]);
-#pragma unroll
-        for (int q = 0; q < S; ++q) {
-          if (q + 1 < S) fragments(q + 1, x[(q + 1) % 2], y[(q + 1) % 2]);
-#pragma unroll
-          for (int u = 0; u < 8; ++u)
-#pragma unroll
-            for (int v = 0; v < 8; ++v) acc[u][v] = fmaf(x[q % 2][u], y[q % 2][v], acc[u][v]);
-        }
+        multiply_slab<S>(as[buf], bs[buf], row0, col0, acc);
         if (more) {
           sa.store(as[buf ^ 1], t);
           sb.store(bs[buf ^ 1], t);
@@ -382,63 +534,91 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
       }
       // Recomputed here rather than held through the k loop (registers).
       const std::int64_t i0 = (tile % tiles_m) * kRegTile, j0 = (tile / tiles_m) * kRegTile;
-      if constexpr (kSplit) {  // this chunk's sums, as they are, for split_sum_kernel
-        float* w = split.partial + (blockIdx.y * p.batch + item) * p.n * p.m;
-#pragma unroll
-        for (int v = 0; v < 8; ++v) {
-          const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
-          if (j >= p.n) continue;
-#pragma unroll
-          for (int s = 0; s < 2; ++s) {
-            const std::int64_t i = i0 + row0 + s * 32;
-            if constexpr (kVec) {
-              if (i < p.m) {
-                *reinterpret_cast<float4*>(w + i + j * p.m) = make_float4(
-                    acc[s * 4][v], acc[s * 4 + 1][v], acc[s * 4 + 2][v], acc[s * 4 + 3][v]);
-              }
-            } else {
-#pragma unroll
-              for (int l = 0; l < 4; ++l) {
-                if (i + l < p.m) w[i + l + j * p.m] = acc[s * 4 + l][v];
-              }
-            }
-          }
-        }
-        __syncthreads();  // the next tile restages buffer 0
-        continue;
-      }
-      float* c = p.c.item(item);
-      // acc[u][v] is C(i0 + row0 + (u / 4) 32 + u % 4, j0 + col0 + (v / 4) 16 + v % 4).
-#pragma unroll
-      for (int v = 0; v < 8; ++v) {
-        const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
-        if (j >= p.n) continue;
-        float* cj = c + j * p.c.ld;
-#pragma unroll
-        for (int s = 0; s < 2; ++s) {
-          const std::int64_t i = i0 + row0 + s * 32;
-          if constexpr (kVec) {  // m is a multiple of 4: the run is inside or outside
-            if (i >= p.m) continue;
-            float4* c4 = reinterpret_cast<float4*>(cj + i);
-            float4 r = make_float4(p.alpha * acc[s * 4][v], p.alpha * acc[s * 4 + 1][v],
-                                   p.alpha * acc[s * 4 + 2][v], p.alpha * acc[s * 4 + 3][v]);
-            if (!p.beta_zero) {
-              const float4 old = *c4;
-              r.x = fmaf(p.beta, old.x, r.x);
-              r.y = fmaf(p.beta, old.y, r.y);
-              r.z = fmaf(p.beta, old.z, r.z);
-              r.w = fmaf(p.beta, old.w, r.w);
-            }
-            *c4 = r;
-          } else {
-#pragma unroll
-            for (int l = 0; l < 4; ++l) {
-              if (i + l < p.m) update(cj + i + l, acc[s * 4 + l][v], p);
-            }
-          }
-        }
-      }
+      store_tile<kVec, kSplit>(p, split, item, i0, j0, row0, col0, acc);
       __syncthreads();  // the next tile restages buffer 0
+    }
+  }
+}
+
+// The same tile with asynchronous copies (cp.async) into P stages of S steps of k, in dynamic
+// shared memory: P - 1 slabs in flight while one is multiplied, no registers held for them, one
+// barrier a slab. An operand whose 16-byte runs lie along k (A in T, B in N) still goes
+// through registers (Slab, two buffers): as four 4-byte copies a run it measured 0.6-0.8x.
+template <bool kTa, bool kTb, bool kVec, bool kSplit, int S, int P>
+__global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
+    sgemm_async_kernel(Args<float> p, Split split) {
+  constexpr bool kAsyncA = !(kVec && kTa), kAsyncB = !(kVec && !kTb);
+  static_assert(kAsyncA || kAsyncB, "both operands through registers: sgemm_kernel");
+  constexpr int kStagesA = kAsyncA ? P : 2, kStagesB = kAsyncB ? P : 2;
+  extern __shared__ __align__(16) float staged[];  // [kStagesA + kStagesB][S][kRegPitch]
+  auto a_stage = [&](std::int64_t slab) {
+    return reinterpret_cast<float(*)[kRegPitch]>(staged + (slab % kStagesA) * S * kRegPitch);
+  };
+  auto b_stage = [&](std::int64_t slab) {
+    return reinterpret_cast<float(*)[kRegPitch]>(staged +
+                                                 (kStagesA + slab % kStagesB) * S * kRegPitch);
+  };
+  // A(i, q): stored columns along i when N. B(q, j) = X(j, q): stored columns along j when T.
+  std::conditional_t<kAsyncA, Stager<!kTa, kVec, S>, Slab<!kTa, kVec, S>> sa;
+  std::conditional_t<kAsyncB, Stager<kTb, kVec, S>, Slab<kTb, kVec, S>> sb;
+
+  const int t = threadIdx.x, row0 = tile_row0(t), col0 = tile_col0(t);
+  const std::int64_t tiles_m = (p.m + kRegTile - 1) / kRegTile;
+  const std::int64_t tiles = tiles_m * ((p.n + kRegTile - 1) / kRegTile);
+  for (std::int64_t item = blockIdx.z; item < p.batch; item += gridDim.z) {
+    for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      float acc[8][8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u)
+#pragma unroll
+        for (int v = 0; v < 8; ++v) acc[u][v] = 0.f;
+
+      const std::int64_t q_begin = kSplit ? blockIdx.y * split.chunk : 0;
+      const std::int64_t q_end = kSplit ? min(p.k, q_begin + split.chunk) : p.k;
+      const std::int64_t slabs = (q_end - q_begin + S - 1) / S;
+      sa.begin(p.a.item(item), p.a.ld, (tile % tiles_m) * kRegTile, q_begin, p.m, t);
+      sb.begin(p.b.item(item), p.b.ld, (tile / tiles_m) * kRegTile, q_begin, p.n, t);
+      // The copied operands' first P - 1 slabs in flight, a copy group each (empty past the
+      // last slab); a register operand's first slab staged.
+#pragma unroll
+      for (int slab = 0; slab < P - 1; ++slab) {
+        if (slab < slabs) {
+          if constexpr (kAsyncA) sa.issue(a_stage(slab), p.a.ld, q_begin + slab * S, q_end, t);
+          if constexpr (kAsyncB) sb.issue(b_stage(slab), p.b.ld, q_begin + slab * S, q_end, t);
+        }
+        commit_copies();
+      }
+      if constexpr (!kAsyncA) {
+        sa.load(p.a.ld, q_begin, q_end, t);
+        sa.store(a_stage(0), t);
+      }
+      if constexpr (!kAsyncB) {
+        sb.load(p.b.ld, q_begin, q_end, t);
+        sb.store(b_stage(0), t);
+      }
+      for (std::int64_t slab = 0; slab < slabs; ++slab) {
+        wait_copies<P - 2>();  // this thread's copies of this slab have landed
+        __syncthreads();       // everyone's have, and nobody still reads the last slab's stage
+        const std::int64_t ahead = slab + P - 1;  // into the stage the last slab left
+        if (ahead < slabs) {
+          if constexpr (kAsyncA) sa.issue(a_stage(ahead), p.a.ld, q_begin + ahead * S, q_end, t);
+          if constexpr (kAsyncB) sb.issue(b_stage(ahead), p.b.ld, q_begin + ahead * S, q_end, t);
+        }
+        commit_copies();
+        const bool more = slab + 1 < slabs;
+        if (more) {  // a register operand's next slab, in flight while this one is multiplied
+          if constexpr (!kAsyncA) sa.load(p.a.ld, q_begin + (slab + 1) * S, q_end, t);
+          if constexpr (!kAsyncB) sb.load(p.b.ld, q_begin + (slab + 1) * S, q_end, t);
+        }
+        multiply_slab<S>(a_stage(slab), b_stage(slab), row0, col0, acc);
+        if (more) {  // into the buffer the last slab left (read before this slab's barrier)
+          if constexpr (!kAsyncA) sa.store(a_stage(slab + 1), t);
+          if constexpr (!kAsyncB) sb.store(b_stage(slab + 1), t);
+        }
+      }
+      const std::int64_t i0 = (tile % tiles_m) * kRegTile, j0 = (tile / tiles_m) * kRegTile;
+      store_tile<kVec, kSplit>(p, split, item, i0, j0, row0, col0, acc);
+      __syncthreads();  // the next tile refills the first stages
     }
   }
 }
@@ -465,12 +645,11 @@ Split sgemm_split(const Problem& p, int sms) {
   const std::int64_t blocks =
       ((p.m + kRegTile - 1) / kRegTile) * ((p.n + kRegTile - 1) / kRegTile) * p.batch;
   const std::int64_t bytes_a_chunk = p.m * p.n * p.batch * std::int64_t{sizeof(float)};
-  const std::int64_t count =
-      std::min({2 * std::int64_t{sms} / blocks, p.k / 64,
-                static_cast<std::int64_t>(kWorkspaceBytes) / bytes_a_chunk});
+  const std::int64_t count = std::min({2 * std::int64_t{sms} / blocks, p.k / 64,
+                                       static_cast<std::int64_t>(kWorkspaceBytes) / bytes_a_chunk});
   if (count < 2) return {1, p.k, nullptr};
   std::int64_t chunk = (p.k + count - 1) / count;
-  chunk = (chunk + kSplitSlab - 1) / kSplitSlab * kSplitSlab;
+  chunk = (chunk + kDeepSlab - 1) / kDeepSlab * kDeepSlab;
   return {static_cast<int>((p.k + chunk - 1) / chunk), chunk, nullptr};
 }
 
@@ -489,10 +668,23 @@ inline bool runs_of_four(const Operand& o, std::int64_t rows, std::int64_t batch
          rows % 4 == 0 && (batch == 1 || o.stride % 4 == 0);
 }
 
+template <bool kTa, bool kTb, bool kVec, bool kSplit, int S, int P>
+void launch_async(dim3 grid, const Args<float>& args, const Split& split, const CudaExec& exec) {
+  constexpr int stages = (kVec && kTa ? 2 : P) + (kVec && !kTb ? 2 : P);
+  constexpr std::size_t shared = stages * S * kRegPitch * sizeof(float);
+  const auto kernel = sgemm_async_kernel<kTa, kTb, kVec, kSplit, S, P>;
+  exec.allow_shared(reinterpret_cast<const void*>(kernel), shared);
+  kernel<<<grid, kThreads, shared, exec.cuda_stream()>>>(args, split);
+}
+
+// Which kernel a form runs, as measured on the H200 (bench/results/h200/README.md, "The f32
+// register tile"): element loads copy asynchronously (1.03-1.08x); with 16-byte runs, N T
+// (both operands copied) and T T (B copied) do too (1.04-1.07x), N N with split k (A copied;
+// 1.03-1.10x but at 256^3 and 512^3, 0.97x); T N (both through registers) and N N with the
+// whole k keep the register kernel (the copied A measured 0.93-0.98x there).
 template <bool kTa, bool kTb>
 void launch_sgemm_form(const Problem& p, const CudaExec& exec) {
-  const std::int64_t tiles =
-      ((p.m + kRegTile - 1) / kRegTile) * ((p.n + kRegTile - 1) / kRegTile);
+  const std::int64_t tiles = ((p.m + kRegTile - 1) / kRegTile) * ((p.n + kRegTile - 1) / kRegTile);
   Split split = sgemm_split(p, exec.sms());
   const dim3 grid(grid_dim(tiles, kGridX), split.count, grid_dim(p.batch, kGridYZ));
   const bool vec = runs_of_four(p.a, p.rows_a(), p.batch) &&
@@ -506,16 +698,27 @@ void launch_sgemm_form(const Problem& p, const CudaExec& exec) {
     split.partial = static_cast<float*>(exec.workspace());
   }
   const cudaStream_t stream = exec.cuda_stream();
-  if (split.count > 1) {
-    if (vec) {
+  if (!vec) {
+    split.count > 1 ? launch_async<kTa, kTb, false, true, kDeepSlab, 3>(grid, args, split, exec)
+                    : launch_async<kTa, kTb, false, false, kRegSlab, 4>(grid, args, split, exec);
+  } else if constexpr (kTa && !kTb) {
+    if (split.count > 1) {
       sgemm_kernel<kTa, kTb, true, true><<<grid, kThreads, 0, stream>>>(args, split);
     } else {
-      sgemm_kernel<kTa, kTb, false, true><<<grid, kThreads, 0, stream>>>(args, split);
+      sgemm_kernel<kTa, kTb, true, false><<<grid, kThreads, 0, stream>>>(args, split);
     }
-  } else if (vec) {
-    sgemm_kernel<kTa, kTb, true, false><<<grid, kThreads, 0, stream>>>(args, split);
+  } else if constexpr (!kTa && !kTb) {
+    if (split.count > 1) {
+      launch_async<kTa, kTb, true, true, kDeepSlab, 3>(grid, args, split, exec);
+    } else {
+      sgemm_kernel<kTa, kTb, true, false><<<grid, kThreads, 0, stream>>>(args, split);
+    }
+  } else if constexpr (!kTa && kTb) {
+    split.count > 1 ? launch_async<kTa, kTb, true, true, kDeepSlab, 3>(grid, args, split, exec)
+                    : launch_async<kTa, kTb, true, false, kRegSlab, 4>(grid, args, split, exec);
   } else {
-    sgemm_kernel<kTa, kTb, false, false><<<grid, kThreads, 0, stream>>>(args, split);
+    split.count > 1 ? launch_async<kTa, kTb, true, true, kDeepSlab, 3>(grid, args, split, exec)
+                    : launch_async<kTa, kTb, true, false, kDeepSlab, 3>(grid, args, split, exec);
   }
   check_launch("sgemm_kernel");
   if (split.count > 1) {
