@@ -678,10 +678,10 @@ void launch_async(dim3 grid, const Args<float>& args, const Split& split, const 
 }
 
 // Which kernel a form runs, as measured on the H200 (bench/results/h200/README.md, "The f32
-// register tile"): element loads copy asynchronously (1.03-1.08x); with 16-byte runs, N T
+// register tile"): element loads copy asynchronously (1.02-1.10x); with 16-byte runs, N T
 // (both operands copied) and T T (B copied) do too (1.04-1.07x), N N with split k (A copied;
 // 1.03-1.10x but at 256^3 and 512^3, 0.97x); T N (both through registers) and N N with the
-// whole k keep the register kernel (the copied A measured 0.93-0.98x there).
+// whole k keep the register kernel (the copied A measured 0.93-1.00x there).
 template <bool kTa, bool kTb>
 void launch_sgemm_form(const Problem& p, const CudaExec& exec) {
   const std::int64_t tiles = ((p.m + kRegTile - 1) / kRegTile) * ((p.n + kRegTile - 1) / kRegTile);
