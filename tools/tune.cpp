@@ -281,13 +281,13 @@ int run_points(Session& s, std::vector<Key> points, const std::string& source, O
   return stop_reason.empty() ? 0 : 3;
 }
 
-// tune --confirm: at each point of `first` (of the shapes file, when given) whose ranking put a
-// candidate ahead of the vendor's own choice, those candidates and that choice are measured
-// again, alone, in this run. `table build FIRST --confirm OUT` then keeps a displacement only
-// where both runs agree.
 // The most candidates a confirming run measures at a point, the vendor's choice among them.
 constexpr std::size_t kConfirmMost = 8;
 
+// tune --confirm: at each point of `first` (of the shapes file, when given) whose ranking put a
+// candidate ahead of the vendor's own choice, the fastest of those candidates and that choice
+// are measured again, alone, in this run (to_confirm). `table build FIRST --confirm OUT` then
+// keeps a displacement only where both runs agree.
 int run_confirm(Session& s, const Results& first, const std::vector<Key>* only_keys,
                 const std::string& out, double budget_s) {
   std::vector<std::string> order;

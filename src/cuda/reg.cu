@@ -206,23 +206,20 @@ constexpr int kRegSlab = 8;    // k per slab
 constexpr int kDeepSlab = 16;
 constexpr int kRegPitch = kRegTile + 4;  // a staged row, padded (16-byte multiple, see load)
 
-// One operand's 128 x S slab X(r, q) (r along m for A, along n for B; q along k) as the f32
-// kernel stages it, at xs[q][r], copied from global to shared memory asynchronously (cp.async,
-// no registers held while the copies fly). kRowsRun: the stored columns run along r (A in N,
-// B in T), so X(r, q) = x[r + q ld]; else along q (A in T, B in N), X(r, q) = x[q + r ld].
-// kVec: runs of 4 (the run's extent a multiple of 4, ld and the item base 16-byte multiples),
-// each inside or outside the operand, S / 8 of them a thread, 8 columns (kRowsRun) or 1024 / S
-// rows apart: one 16-byte copy where the run lies along r, four 4-byte copies (a transpose)
-// where it lies along q. Else S / 2 element copies a thread, 2 columns (kRowsRun) or 256 / S
-// rows apart. Elements outside the operand are zeros stored directly. begin() fixes the
-// thread's elements for a tile (a pointer, and which of its runs fall inside along r); issue()
-// starts the copies of the next slab.
+// Where one thread's part of an operand's 128 x S slab X(r, q) lies (r along m for A, along n
+// for B; q along k), as the f32 kernel stages the slab at xs[q][r]. kRowsRun: the stored
+// columns run along r (A in N, B in T), so X(r, q) = x[r + q ld]; else along q (A in T, B in
+// N), X(r, q) = x[q + r ld]. kVec: runs of 4 (the run's extent a multiple of 4, ld and the item
+// base 16-byte multiples), each inside or outside the operand, S / 8 of them a thread, 8 columns
+// (kRowsRun) or 1024 / S rows apart; else S / 2 elements a thread, 2 columns (kRowsRun) or
+// 256 / S rows apart. begin() fixes the thread's elements for a tile (a pointer, and which of
+// its units fall inside along r); Slab and Stager move them.
 template <bool kRowsRun, bool kVec, int S>
-struct Stager {
-  static constexpr int kCopies = kVec ? S / 8 : S / 2;
+struct SlabPart {
+  static constexpr int kUnits = kVec ? S / 8 : S / 2;
   static constexpr int kApart = kRowsRun ? (kVec ? 8 : 2) : (kVec ? 1024 / S : 256 / S);
-  const float* next;  // the thread's first element in the next slab to copy
-  unsigned inside;    // bit l: copy l's r is inside the operand
+  const float* next;  // the thread's first element in the next slab
+  unsigned inside;    // bit l: unit l's r is inside the operand
 
   // The thread's first element: (r, q) within the slab.
   __device__ static int r_of(int t) {
@@ -241,20 +238,42 @@ struct Stager {
     next = kRowsRun ? x + r + q * ld : x + q + r * ld;
     inside = 0;
 #pragma unroll
-    for (int l = 0; l < kCopies; ++l) {
+    for (int l = 0; l < kUnits; ++l) {
       if ((kRowsRun ? r : r + l * kApart) < R) inside |= 1u << l;
     }
   }
+  // To the next slab. (Whether unit l is inside stays written out where it is used: as a member
+  // function it changed the kernels' generated code.)
+  __device__ void advance(std::int64_t ld) {
+    next += kRowsRun ? S * ld : S;
+  }
+};
+
+// A slab copied from global to shared memory asynchronously (cp.async, no registers held while
+// the copies fly): one 16-byte copy a unit where the run lies along r, four 4-byte copies (a
+// transpose) where it lies along q, one 4-byte copy an element. Elements outside the operand are
+// zeros stored directly. issue() starts the copies of the next slab.
+template <bool kRowsRun, bool kVec, int S>
+struct Stager {
+  using Part = SlabPart<kRowsRun, kVec, S>;
+  static constexpr int kApart = Part::kApart, kUnits = Part::kUnits;
+  Part part;
+
+  __device__ void begin(const float* x, std::int64_t ld, std::int64_t r0, std::int64_t q0,
+                        std::int64_t R, int t) {
+    part.begin(x, ld, r0, q0, R, t);
+  }
+
   // Copies the slab at q0 (the one after the last issued) into xs; Q: where the thread's k
   // range ends.
   __device__ void issue(float (*xs)[kRegPitch], std::int64_t ld, std::int64_t q0, std::int64_t Q,
                         int t) {
-    const int r = r_of(t), qs = q_of(t);
+    const int r = Part::r_of(t), qs = Part::q_of(t);
     const std::int64_t q = q0 + qs;
 #pragma unroll
-    for (int l = 0; l < kCopies; ++l) {
-      const bool in = ((inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q;
-      const float* src = next + l * kApart * ld;
+    for (int l = 0; l < kUnits; ++l) {
+      const bool in = ((part.inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q;
+      const float* src = part.next + l * kApart * ld;
       if constexpr (kVec && kRowsRun) {
         float* dst = &xs[qs + l * kApart][r];
         if (in) {
@@ -281,73 +300,49 @@ struct Stager {
         }
       }
     }
-    next += kRowsRun ? S * ld : S;
+    part.advance(ld);
   }
 };
 
-// One operand's 128 x S slab X(r, q) (r along m for A, along n for B; q along k) as the f32
-// kernel stages it, at xs[q][r]. kRowsRun: the stored columns run along r (A in N, B in T), so
-// X(r, q) = x[r + q ld]; else along q (A in T, B in N), X(r, q) = x[q + r ld]. kVec: 16-byte
-// loads (the run's extent a multiple of 4, ld and the item base 16-byte multiples), each a
-// whole run of 4 inside or outside the operand, S / 8 of them a thread, 8 columns (kRowsRun) or
-// 1024 / S rows apart; else S / 2 element loads a thread, 2 columns (kRowsRun) or 256 / S rows
-// apart. begin() fixes the thread's elements for a tile (a pointer, and
-// which of its loads fall inside along r); load() fetches the next slab into registers,
-// store() puts them into shared memory.
+// A slab through registers: load() fetches the next slab into registers (16-byte loads with
+// kVec, else element loads), store() puts them into shared memory.
 template <bool kRowsRun, bool kVec, int S>
 struct Slab {
-  static constexpr int kLoads = kVec ? S / 8 : S / 2;
-  static constexpr int kApart = kRowsRun ? (kVec ? 8 : 2) : (kVec ? 1024 / S : 256 / S);
-  float4 v4[kVec ? kLoads : 1];
-  float v[kVec ? 1 : kLoads];
-  const float* next;  // the thread's first element in the next slab to load
-  unsigned inside;    // bit l: load l's r is inside the operand
+  using Part = SlabPart<kRowsRun, kVec, S>;
+  static constexpr int kApart = Part::kApart, kUnits = Part::kUnits;
+  float4 v4[kVec ? kUnits : 1];
+  float v[kVec ? 1 : kUnits];
+  Part part;
 
-  // The thread's first element: (r, q) within the slab.
-  __device__ static int r_of(int t) {
-    if (kVec) return kRowsRun ? (t % 32) * 4 : t / (S / 4);
-    return kRowsRun ? t % kRegTile : t / S;
-  }
-  __device__ static int q_of(int t) {
-    if (kVec) return kRowsRun ? t / 32 : (t % (S / 4)) * 4;
-    return kRowsRun ? t / kRegTile : t % S;
-  }
-
-  // x: the item, r0 the tile's first r, q0 the first slab's, R the operand's extent along r.
   __device__ void begin(const float* x, std::int64_t ld, std::int64_t r0, std::int64_t q0,
                         std::int64_t R, int t) {
-    const std::int64_t r = r0 + r_of(t), q = q0 + q_of(t);
-    next = kRowsRun ? x + r + q * ld : x + q + r * ld;
-    inside = 0;
-#pragma unroll
-    for (int l = 0; l < kLoads; ++l) {
-      if ((kRowsRun ? r : r + l * kApart) < R) inside |= 1u << l;
-    }
+    part.begin(x, ld, r0, q0, R, t);
   }
+
   // The slab at q0 (the one after the last loaded); Q: where the thread's k range ends.
   __device__ void load(std::int64_t ld, std::int64_t q0, std::int64_t Q, int t) {
-    const std::int64_t q = q0 + q_of(t);
+    const std::int64_t q = q0 + Part::q_of(t);
     if constexpr (kVec) {
 #pragma unroll
-      for (int l = 0; l < kLoads; ++l) {
-        const bool in = ((inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q;
-        v4[l] = in ? *reinterpret_cast<const float4*>(next + l * kApart * ld)
+      for (int l = 0; l < kUnits; ++l) {
+        const bool in = ((part.inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q;
+        v4[l] = in ? *reinterpret_cast<const float4*>(part.next + l * kApart * ld)
                    : make_float4(0.f, 0.f, 0.f, 0.f);
       }
     } else {
 #pragma unroll
-      for (int l = 0; l < kLoads; ++l) {
-        const bool in = ((inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q;
-        v[l] = in ? next[l * kApart * ld] : 0.f;
+      for (int l = 0; l < kUnits; ++l) {
+        const bool in = ((part.inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q;
+        v[l] = in ? part.next[l * kApart * ld] : 0.f;
       }
     }
-    next += kRowsRun ? S * ld : S;
+    part.advance(ld);
   }
   __device__ void store(float (*xs)[kRegPitch], int t) const {
-    const int r = r_of(t), q0 = q_of(t);
+    const int r = Part::r_of(t), q0 = Part::q_of(t);
     if constexpr (kVec) {
 #pragma unroll
-      for (int l = 0; l < kLoads; ++l) {
+      for (int l = 0; l < kUnits; ++l) {
         if (kRowsRun) {
           *reinterpret_cast<float4*>(&xs[q0 + l * kApart][r]) = v4[l];
         } else {  // a run along k, stored across four rows
@@ -359,7 +354,7 @@ struct Slab {
       }
     } else {
 #pragma unroll
-      for (int l = 0; l < kLoads; ++l) {
+      for (int l = 0; l < kUnits; ++l) {
         if (kRowsRun) {
           xs[q0 + l * kApart][r] = v[l];
         } else {

@@ -112,17 +112,8 @@ template <class T>
 std::optional<bool> same_bytes_twice(const Candidate& cand, const Shape& s, T alpha, T beta,
                                      std::mt19937_64& rng) {
   const test::Gpu& gpu = test::Gpu::get();
-  Problem p;
-  p.dtype = scalar_of_v<T>;
-  p.m = s.m;
-  p.n = s.n;
-  p.k = s.k;
-  p.batch = s.batch;
-  p.alpha = std::complex<double>(alpha);
-  p.beta = std::complex<double>(beta);
-  auto A = test::make_buffer<T>(s.m, s.k, s.batch, Storage::packed, false, rng);
-  auto B = test::make_buffer<T>(s.k, s.n, s.batch, Storage::packed, false, rng);
-  auto C = test::make_buffer<T>(s.m, s.n, s.batch, Storage::packed, false, rng);
+  auto [p, A, B, C] =
+      test::host_case<T>(Op::N, Op::N, s, Storage::packed, alpha, beta, rng, false, false);
   Mirror<T> dA(A), dB(B), dC1(C), dC2(C);
   p.a = dA.operand(Storage::packed);
   p.b = dB.operand(Storage::packed);
@@ -295,7 +286,9 @@ TEST_P(CudaCandidateTest, SameCallTwiceGivesIdenticalBytes) {
       std::mt19937_64 rng(99);
       const T alpha = test::random_scalar<T>(rng), beta = test::random_scalar<T>(rng);
       const std::optional<bool> same = same_bytes_twice<T>(candidate(), s, alpha, beta, rng);
-      if (same) EXPECT_TRUE(*same) << s.m;
+      if (same) {
+        EXPECT_TRUE(*same) << s.m;
+      }
     }
   });
 }
