@@ -105,8 +105,8 @@ struct ContextState {
 // mismatch made entries not runnable.
 std::shared_ptr<const Table> load_for_context(const std::string& path, const Backend& backend);
 
-// The candidate this thread's last kept call chose (src/core/gemm.cpp), which the same call
-// again runs without validation or selection; null before any. For tests.
+// The candidate the thread's last call chose, where that call was kept (src/core/gemm.cpp: the
+// same call again runs it without validation or selection); null before any. For tests.
 const Candidate* kept_choice() noexcept;
 
 struct Access {

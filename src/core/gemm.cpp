@@ -1,6 +1,7 @@
 // The public entry points: build a Problem, validate, quick-return, select, launch.
 #include "gemmroute/gemm.hpp"
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
@@ -78,7 +79,7 @@ void apply_precision(Problem& p, const Options& options) {
   if (options.tf32 && p.dtype == Scalar::f32) p.dtype.compute = Compute::tf32;
 }
 
-// A thread's last routed strided call, so that the same call again skips validation and
+// A thread's recent routed strided calls, so that the same call again skips validation and
 // selection (a program calling one shape in a loop: most of a small call's host time). Both are
 // functions of what is kept here: the Context (its backend, Exec and environment), the table and
 // the overrides; the scalars, forms, sizes, leading dimensions, strides, alpha and beta; which
@@ -99,7 +100,18 @@ struct RepeatCall {
   const Candidate* choice = nullptr;
 };
 
-constinit thread_local RepeatCall t_repeat{};
+// The thread's last kKeptCalls distinct calls, so that a program alternating between a few
+// shapes, or between buffers of different alignment (ping-pong buffers; rotated operand sets),
+// keeps the fast path. `last`: the call the thread made last (looked at first); `next`: the one
+// a new call replaces, in turn.
+constexpr int kKeptCalls = 4;
+struct KeptCalls {
+  std::array<RepeatCall, kKeptCalls> calls{};
+  int last = 0;
+  int next = 0;
+};
+
+constinit thread_local KeptCalls t_kept{};
 
 // A pointer as the largest power of two up to `most` that divides it; null stays null.
 const void* pointer_class(const void* p, std::uintptr_t most) noexcept {
@@ -112,10 +124,8 @@ bool same_operand(const Operand& x, const Operand& kept, std::uintptr_t most) no
 }
 
 bool same_call(const detail::ContextState& st, const Table* table, const Overrides& ov,
-               const Problem& p) noexcept {
-  const RepeatCall& r = t_repeat;
+               const Problem& p, const RepeatCall& r) noexcept {
   const Problem& g = r.given;
-  if (!ov.pin.empty() && !ov.pinned) return false;  // names nothing: the full path says so
   return r.context == st.id && r.table == table && r.pinned == ov.pinned && r.route == ov.route &&
          r.selector == ov.selector && r.deterministic == ov.deterministic && p.dtype == g.dtype &&
          p.ta == g.ta && p.tb == g.tb && p.m == g.m && p.n == g.n && p.k == g.k &&
@@ -125,11 +135,30 @@ bool same_call(const detail::ContextState& st, const Table* table, const Overrid
          same_operand(p.c, g.c, st.selection_alignment);
 }
 
-// Keeps a validated call: `given_ta` and `given_tb` are its forms before validation folded them.
+// The kept call that `p` repeats (the thread's last call first), or null.
+const RepeatCall* find_kept(const detail::ContextState& st, const Table* table, const Overrides& ov,
+                            const Problem& p) noexcept {
+  if (!ov.pin.empty() && !ov.pinned) return nullptr;  // names nothing: the full path says so
+  KeptCalls& kept = t_kept;
+  for (int i = 0; i < kKeptCalls; ++i) {
+    const int slot = (kept.last + i) % kKeptCalls;
+    if (same_call(st, table, ov, p, kept.calls[slot])) {
+      kept.last = slot;
+      return &kept.calls[slot];
+    }
+  }
+  return nullptr;
+}
+
+// Keeps a validated call, in place of the oldest kept: `given_ta` and `given_tb` are its forms
+// before validation folded them.
 void keep_call(const detail::ContextState& st, const Table* table, const Overrides& ov,
                const Problem& validated, Op given_ta, Op given_tb,
                const Candidate& choice) noexcept {
-  RepeatCall& r = t_repeat;
+  KeptCalls& kept = t_kept;
+  kept.last = kept.next;
+  kept.next = (kept.next + 1) % kKeptCalls;
+  RepeatCall& r = kept.calls[kept.last];
   r.context = st.id;
   r.table = table;
   r.pinned = ov.pinned;  // null without a pin
@@ -150,7 +179,7 @@ void keep_call(const detail::ContextState& st, const Table* table, const Overrid
 }  // namespace
 
 const Candidate* detail::kept_choice() noexcept {
-  return t_repeat.choice;
+  return t_kept.calls[t_kept.last].choice;
 }
 
 namespace {
@@ -167,11 +196,13 @@ void run(Context& ctx, Order order, Problem& p, const Options& options) {
   apply_precision(p, options);
   const bool keepable = options.table.empty() && !st.env.log && !st.recorder && !p.pointer_array();
   const Overrides ov = st.overrides_for(options);
-  if (keepable && same_call(st, st.table.get(), ov, p)) {
-    p.ta = t_repeat.ta;
-    p.tb = t_repeat.tb;
-    t_repeat.choice->launch(p, *st.exec);
-    return;
+  if (keepable) {
+    if (const RepeatCall* r = find_kept(st, st.table.get(), ov, p)) {
+      p.ta = r->ta;
+      p.tb = r->tb;
+      r->choice->launch(p, *st.exec);
+      return;
+    }
   }
   const Op given_ta = p.ta, given_tb = p.tb;
   validate(p, swapped, st.host_memory);

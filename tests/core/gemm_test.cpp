@@ -650,6 +650,22 @@ TEST(GemmRepeat, TheSameCallAgainRunsAsAFreshCallWould) {
       EXPECT_TRUE(test::same_bytes(again.values(), fresh.values())) << r.what << ", repeated";
     }
   }
+  // Each case in turn with the first, so that both are found among the thread's kept calls,
+  // not only as its last: each still runs as a fresh call would.
+  for (const RepeatCase& r : cases) {
+    for (int turn = 0; turn < 3; ++turn) {
+      call(ctx, cases[0], once);
+      call(ctx, r, again);
+    }
+    std::string fresh_choice;
+    std::thread([&] {
+      call(ctx, r, fresh);
+      fresh_choice = spelling();
+    }).join();
+    EXPECT_EQ(spelling(), fresh_choice) << r.what << ", in turn with the first";
+    EXPECT_TRUE(test::same_bytes(again.values(), fresh.values()))
+        << r.what << ", in turn with the first";
+  }
 }
 
 // A pinned call is kept like a routed one, but a repeat whose pin names nothing, or names a
