@@ -219,7 +219,9 @@ OperandSets::OperandSets(const Key& key, MeasureDevice& device, const OperandOpt
     beta = 1.0;
   }
   if (o.zero_beta) beta = 0.0;
-  problems_.reserve(static_cast<std::size_t>(sets));
+  std::vector<Problem>& problems = arena ? arena->problems() : own_problems_;
+  problems.clear();  // an arena's list keeps its pages
+  problems.reserve(static_cast<std::size_t>(sets));
   for (std::int64_t i = 0; i < sets; ++i) {
     Problem p = problem_at(key, base + i * set_bytes_);
     p.alpha = alpha;
@@ -229,8 +231,10 @@ OperandSets::OperandSets(const Key& key, MeasureDevice& device, const OperandOpt
       throw Error(Errc::invalid_argument, "key",
                   "operands for " + to_string(key) + " classify as " + to_string(key_of(p)));
     }
-    problems_.push_back(p);
+    problems.push_back(p);
   }
+  problems_ = problems.data();
+  count_ = sets;
 }
 
 }  // namespace gemmroute::measure

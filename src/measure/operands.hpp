@@ -36,13 +36,18 @@ std::int64_t set_bytes(const Key& key);
 // Sets needed for a key on a device with this cache.
 std::int64_t sets_for(const Key& key, std::int64_t cache_bytes, const OperandOptions& options);
 
-// Device memory kept between points, so each point does not pay for fresh pages.
+// Device memory kept between points, so each point does not pay for fresh pages; and the
+// host list of the sets' problems, for the same reason (a key of a few hundred bytes a set
+// rotates millions of sets over a large cache: a list of a gigabyte, faulted in page by page
+// when made anew for each point).
 class Arena {
  public:
   Buffer& get(MeasureDevice& device, std::size_t bytes);
+  std::vector<Problem>& problems() { return problems_; }
 
  private:
   std::unique_ptr<Buffer> buffer_;
+  std::vector<Problem> problems_;
 };
 
 class OperandSets {
@@ -53,16 +58,18 @@ class OperandSets {
               Arena* arena = nullptr);
 
   const Key& key() const { return key_; }
-  std::int64_t count() const { return static_cast<std::int64_t>(problems_.size()); }
+  std::int64_t count() const { return count_; }
   std::int64_t bytes() const { return set_bytes_ * count(); }
   // Set s as a validated problem (device pointers).
-  const Problem& problem(std::int64_t s) const { return problems_[static_cast<std::size_t>(s)]; }
+  const Problem& problem(std::int64_t s) const { return problems_[s]; }
 
  private:
   Key key_;
   std::int64_t set_bytes_ = 0;
   std::unique_ptr<Buffer> memory_;
-  std::vector<Problem> problems_;
+  std::vector<Problem> own_problems_;  // without an arena
+  const Problem* problems_ = nullptr;  // the arena's list or own_problems_
+  std::int64_t count_ = 0;
 };
 
 // The shape of a problem for one operand set, with bases at `base` (A, then B, then C): the

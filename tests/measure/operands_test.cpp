@@ -69,8 +69,20 @@ TEST(Operands, ArenaIsReusedBetweenPoints) {
   FakeDevice dev;
   Arena arena;
   const Key k = key(Scalar::f32, Op::N, Op::N, Layout::packed, 8, 8, 8, 8);
-  { OperandSets a(k, dev, {}, &arena); }
-  { OperandSets b(k, dev, {}, &arena); }
+  const Problem* list = nullptr;
+  {
+    OperandSets a(k, dev, {}, &arena);
+    list = &a.problem(0);
+  }
+  {
+    OperandSets b(k, dev, {}, &arena);
+    // The sets' problems too: the same list, not made anew (its pages already faulted in).
+    EXPECT_EQ(&b.problem(0), list);
+    ASSERT_GT(b.count(), 1);
+    EXPECT_EQ(static_cast<const char*>(b.problem(1).a.base) -
+                  static_cast<const char*>(b.problem(0).a.base),
+              set_bytes(k));
+  }
   EXPECT_EQ(dev.allocations, 1);
 }
 
