@@ -34,8 +34,15 @@ std::string group_launch_note(std::span<const GroupLaunch> groups);
 inline constexpr std::int64_t kFusedSizeBound = 64;
 // A group moving more bytes than this runs its own choice: its launch costs little against its
 // work, and the table's kernel for its size alone was measured faster than the grouped one
-// (bench --grouped on the H200: 1.2-2.4x at 10^5 and 10^6 items, 64 sizes).
-inline constexpr std::int64_t kFusedGroupBytes = std::int64_t{8} << 20;
+// (bench --grouped on the H200, 64 sizes: 1.2-2.4x at 10^5 and 10^6 items with every group
+// fused). 32 MiB against 8 and 128, in one call: geomean 1.063x of 8 over the 12 workloads
+// (1.14-1.35x at 10^5 items, 0.97x at f64 uniform 10^4), 128 MiB 1.070x but 0.98x at f32
+// uniform 10^5 (bench/results/h200/README.md, "Grouped batches"). Set in MiB by
+// -DGEMMROUTE_FUSED_GROUP_MIB for experiments.
+#ifndef GEMMROUTE_FUSED_GROUP_MIB
+#define GEMMROUTE_FUSED_GROUP_MIB 32
+#endif
+inline constexpr std::int64_t kFusedGroupBytes = std::int64_t{GEMMROUTE_FUSED_GROUP_MIB} << 20;
 // Bytes of A, B and C over a problem's items without padding, in the input scalar's size.
 inline std::int64_t operand_bytes(const Problem& p) {
   return p.batch * (p.m * p.k + p.k * p.n + p.m * p.n) *

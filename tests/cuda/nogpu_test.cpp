@@ -66,12 +66,14 @@ TEST(CudaWithoutGpu, OnlySmallGroupsJoinTheGroupedLaunch) {
   auto joins = [](const Problem& p, bool may_fuse = true) {
     return cuda::fusable(GroupLaunch{nullptr, &p, may_fuse});
   };
-  // 64^3 f32: 48 KiB an item, so 170 items are 7.97 MiB and 171 are 8.02 MiB.
-  EXPECT_TRUE(joins(group(Scalar::f32, 64, 170)));
-  EXPECT_FALSE(joins(group(Scalar::f32, 64, 171)));
-  // 2^3 c64: 192 bytes an item, so 43690 items are just under 8 MiB and 43691 just over.
-  EXPECT_TRUE(joins(group(Scalar::c64, 2, 43690)));
-  EXPECT_FALSE(joins(group(Scalar::c64, 2, 43691)));
+  // 64^3 f32: 48 KiB an item; 2^3 c64: 192 bytes. The most items under the bound join, one more
+  // does not.
+  const std::int64_t f32_items = cuda::kFusedGroupBytes / (48 * 1024);
+  EXPECT_TRUE(joins(group(Scalar::f32, 64, f32_items)));
+  EXPECT_FALSE(joins(group(Scalar::f32, 64, f32_items + 1)));
+  const std::int64_t c64_items = cuda::kFusedGroupBytes / 192;
+  EXPECT_TRUE(joins(group(Scalar::c64, 2, c64_items)));
+  EXPECT_FALSE(joins(group(Scalar::c64, 2, c64_items + 1)));
   EXPECT_FALSE(joins(group(Scalar::f32, 65, 1)));
   EXPECT_FALSE(joins(group(Scalar::f32, 4, 10), false));
   EXPECT_FALSE(joins(group(Scalar::f32, 4, 0)));
