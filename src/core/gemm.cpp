@@ -185,8 +185,8 @@ const Candidate* detail::kept_choice() noexcept {
 namespace {
 
 // Every plain call's path: the order (a row-major call runs as its column-major transpose),
-// the options, validation, then the choice and the launch; or, for the thread's last call
-// again, its validated forms and its choice.
+// the options, validation, then the choice and the launch; or, for one of the thread's kept
+// calls again, its validated forms and its choice.
 void run(Context& ctx, Order order, Problem& p, const Options& options) {
   check_order(order, "order");
   const bool swapped = order == Order::row_major;
