@@ -5,8 +5,9 @@
 //
 // `blis` spreads the batch over the OpenMP threads with one BLIS thread per item (a batch of
 // one is then one thread: BLIS 0.9 has no size threshold of its own below which it stays on
-// one). `blis:par=item` runs the items in sequence with all threads inside each one: the
-// choice for few large items. The tuner measures which wins where.
+// one). `blis:par=item` runs the items in sequence with all threads inside each item of at
+// least kBlisSharedItemMnk, one thread inside smaller ones: the choice for few large items.
+// The tuner measures which wins where.
 #include <omp.h>
 
 #include <algorithm>
@@ -75,6 +76,20 @@ void call_item(const BlisLibrary& lib, const Problem& p, const T* a, const T* b,
   std::copy_n(column.data(), m, c_last);
 }
 
+// The least m * n * k for which `blis:par=item` shares an item among the threads; smaller items
+// run on one BLIS thread each. 2^15 is the smallest item at which `blis:par=item` won a row in
+// any of the three CPU campaigns (4 x 256 x 32 and its permutations: one long side gives each
+// thread its own micro-tiles). Below it, square items at batch 1 on a 2-core Xeon ran 1.35-4.1x
+// slower on two BLIS threads than on one (n = 8, 16, 24, every scalar; docs/under-load.md),
+// and where the cores are shared BLIS's spinning barriers make them far worse: this candidate's
+// correctness test (its cases hold 2000 items of 3^3) took 358 s in a CI run against 0.4 s
+// alone; with 4 threads on the 2 cores, 4.6 s before this rule and 0.18 s after.
+constexpr double kBlisSharedItemMnk = 32768.0;
+
+double item_mnk(const Problem& p) {
+  return static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+}
+
 class Blis final : public Candidate {
  public:
   explicit Blis(bool par_item) : par_item_(par_item) {}
@@ -91,10 +106,18 @@ class Blis final : public Candidate {
     dispatch(p.dtype, [&]<class T>() {
       if (quick_path<T>(p)) return;
       if (par_item_) {
-        const long long threads = omp_get_max_threads();
-        for (std::int64_t i = 0; i < p.batch; ++i) {
-          call_item<T>(lib, p, p.item_a<T>(i), p.item_b<T>(i), p.item_c<T>(i), threads);
+        auto in_sequence = [&](long long threads) {
+          for (std::int64_t i = 0; i < p.batch; ++i) {
+            call_item<T>(lib, p, p.item_a<T>(i), p.item_b<T>(i), p.item_c<T>(i), threads);
+          }
+        };
+        if (item_mnk(p) >= kBlisSharedItemMnk) {
+          if (const ThreadClaim claim; claim) {
+            in_sequence(omp_get_max_threads());
+            return;
+          }
         }
+        in_sequence(1);
         return;
       }
       for_each_item(p, [&](std::int64_t i) {
