@@ -18,7 +18,7 @@ same() {  # same BUILT SHIPPED
 }
 checked=0
 for pair in cpu-amd-epyc-2c:amd-epyc-2c cpu-amd-zen4-2c:amd-epyc-2c-zen4 \
-  cpu-amd-zen5-2c:amd-epyc-2c-zen5; do
+  cpu-amd-zen5-2c:amd-epyc-2c-zen5 cpu-intel-xeon-2c:intel-r-xeon-r-processor-2c; do
   dir=${pair%%:*} table=${pair##*:}
   mkdir -p "$scratch/$dir"
   python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
