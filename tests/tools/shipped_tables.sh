@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Every shipped table is what `table build` makes from the committed results, the build date
-# aside: the CPU tables from their campaigns' quick-results.csv.xz (as the READMEs of
-# bench/results/cpu-* build them), and, with `cuda`, both CUDA tables as scripts/h200-tables
-# builds them. A table edited by hand, or results committed without the table they make (or
-# the reverse), fails here.
+# aside: the CPU tables from their campaigns' quick-results.csv.xz, with odd-results.csv.xz
+# merged in where a campaign has one (as the READMEs of bench/results/cpu-* build them), and,
+# with `cuda`, both CUDA tables as scripts/h200-tables builds them. A table edited by hand, or
+# results committed without the table they make (or the reverse), fails here.
 #
 #   tests/tools/shipped_tables.sh GEMMROUTE ROOT SCRATCH [cuda]
 set -euo pipefail
@@ -24,6 +24,13 @@ for pair in cpu-amd-epyc-2c:amd-epyc-2c cpu-amd-zen4-2c:amd-epyc-2c-zen4 \
   python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
     "$root/bench/results/$dir/quick-results.csv.xz" "$scratch/$dir/quick-results.csv"
   (cd "$scratch/$dir" && "$cli" table build quick-results.csv --margin 0.03 --out "$table.table" >/dev/null)
+  # Rows off the powers of two (tuning/odd.spec), where a campaign has them: merged in.
+  if [ -f "$root/bench/results/$dir/odd-results.csv.xz" ]; then
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+      "$root/bench/results/$dir/odd-results.csv.xz" "$scratch/$dir/odd-results.csv"
+    (cd "$scratch/$dir" && "$cli" table build odd-results.csv --margin 0.03 --merge "$table.table" \
+      --out "$table.merged.table" >/dev/null && mv "$table.merged.table" "$table.table")
+  fi
   same "$scratch/$dir/$table.table" "$root/tables/cpu/$table.table"
   checked=$((checked + 1))
 done
