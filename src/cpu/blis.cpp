@@ -78,7 +78,7 @@ void call_item(const BlisLibrary& lib, const Problem& p, const T* a, const T* b,
 
 // The least m * n * k for which `blis:par=item` shares an item among the threads; smaller items
 // run on one BLIS thread each. 2^15 is the smallest item at which `blis:par=item` won a row in
-// any of the three CPU campaigns (4 x 256 x 32 and its permutations: one long side gives each
+// any of the four CPU campaigns (4 x 256 x 32 and its permutations: one long side gives each
 // thread its own micro-tiles). Below it, square items at batch 1 on a 2-core Xeon ran 1.35-4.1x
 // slower on two BLIS threads than on one (n = 8, 16, 24, every scalar; docs/under-load.md),
 // and where the cores are shared BLIS's spinning barriers make them far worse: this candidate's
