@@ -14,20 +14,16 @@ m n k < 2^15: mean and median of log2(measured / predicted), relative.
 import argparse
 import math
 import re
-import subprocess
 import sys
 from collections import defaultdict
 
-from replay_selection import shapes
+from replay_selection import explain, shapes
 
 PREDICTED = re.compile(r"\s+(\S+)\s+([0-9.e+]+) us measured at")
 
 
 def predictions(cli, device, table, r):
-    cmd = [cli, "explain", "--device", device, "--dtype", r["dtype"], "--ta", r["ta"], "--tb",
-           r["tb"], "--m", r["m"], "--n", r["n"], "--k", r["k"], "--batch", r["batch"],
-           "--layout", r["layout"], "--table", table]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    out, _ = explain(cli, device, table, r)
     return {m.group(1): float(m.group(2))
             for m in map(PREDICTED.match, out.splitlines()) if m}
 

@@ -60,13 +60,18 @@ def shapes(path, vendor):
             yield fields, times, times.get(vendor)
 
 
-def pick(cli, device, table, r):
+def explain(cli, device, table, r):
+    """What `gemmroute explain` prints for the shape r (offline), and its command line."""
     cmd = [cli, "explain", "--device", device, "--dtype", r["dtype"], "--ta", r["ta"], "--tb",
            r["tb"], "--m", r["m"], "--n", r["n"], "--k", r["k"], "--batch", r["batch"],
            "--layout", r["layout"]]
     if table:
         cmd += ["--table", table]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout, cmd
+
+
+def pick(cli, device, table, r):
+    out, cmd = explain(cli, device, table, r)
     for line in out.splitlines():
         if line.startswith("choice:"):
             return line.split(":", 1)[1].strip()

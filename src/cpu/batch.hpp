@@ -20,6 +20,12 @@ inline double real_macs(const Problem& p) {
          static_cast<double>(p.batch) * (is_complex(p.dtype) ? 4.0 : 1.0);
 }
 
+// One item's multiply-adds as m n k, the measure the libraries' thread thresholds use
+// (OpenBLAS's kOpenBlasThreadedMnk, BLIS's kBlisSharedItemMnk).
+inline double item_mnk(const Problem& p) {
+  return static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+}
+
 // The least work worth waking the OpenMP threads for, measured with cpu.small and cpu.tile
 // against OpenBLAS (which always spreads a batch): 16^3 f32 x2 (8.7k) ran faster on one
 // thread, 5^3 f64 x100 (15k) on two (docs/cpu-small-notes.md).

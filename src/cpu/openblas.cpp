@@ -79,8 +79,7 @@ constexpr double kOpenBlasThreadedMnk = 262144.0;
 void warm_once(const Library& lib, const Problem& p, bool threaded_items) {
   static const bool buffers = (warm_buffers(lib), true);
   (void)buffers;
-  const double mnk = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
-  if (!threaded_items || mnk < kOpenBlasThreadedMnk) return;
+  if (!threaded_items || item_mnk(p) < kOpenBlasThreadedMnk) return;
   static const bool workers = (warm_worker_buffers(lib), true);
   (void)workers;
 }
@@ -200,7 +199,7 @@ class OpenBlas final : public Candidate {
 }  // namespace
 
 bool openblas_single_threaded(const Candidate& c, const Problem& p) {
-  const double mnk = static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+  const double mnk = item_mnk(p);
   if (&c == &openblas_candidate()) return p.batch > 1 || mnk < kOpenBlasThreadedMnk;
   if (&c == &openblas_item_candidate()) return mnk < kOpenBlasThreadedMnk;
   return false;

@@ -16,18 +16,20 @@ same() {  # same BUILT SHIPPED
     exit 1
   fi
 }
+unxz() {  # unxz SRC.xz DST
+  python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+    "$1" "$2"
+}
 checked=0
 for pair in cpu-amd-epyc-2c:amd-epyc-2c cpu-amd-zen4-2c:amd-epyc-2c-zen4 \
   cpu-amd-zen5-2c:amd-epyc-2c-zen5 cpu-intel-xeon-2c:intel-r-xeon-r-processor-2c; do
   dir=${pair%%:*} table=${pair##*:}
   mkdir -p "$scratch/$dir"
-  python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
-    "$root/bench/results/$dir/quick-results.csv.xz" "$scratch/$dir/quick-results.csv"
+  unxz "$root/bench/results/$dir/quick-results.csv.xz" "$scratch/$dir/quick-results.csv"
   (cd "$scratch/$dir" && "$cli" table build quick-results.csv --margin 0.03 --out "$table.table" >/dev/null)
   # Rows off the powers of two (tuning/odd.spec), where a campaign has them: merged in.
   if [ -f "$root/bench/results/$dir/odd-results.csv.xz" ]; then
-    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
-      "$root/bench/results/$dir/odd-results.csv.xz" "$scratch/$dir/odd-results.csv"
+    unxz "$root/bench/results/$dir/odd-results.csv.xz" "$scratch/$dir/odd-results.csv"
     (cd "$scratch/$dir" && "$cli" table build odd-results.csv --margin 0.03 --merge "$table.table" \
       --out "$table.merged.table" >/dev/null && mv "$table.merged.table" "$table.table")
   fi
