@@ -1,6 +1,7 @@
 // The CUDA backend's candidates, one function per family; backend.cpp orders them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -27,26 +28,41 @@ void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec);
 std::string group_launch_note(std::span<const GroupLaunch> groups);
 
 // cuda.grouped (small.cu): whether a group joins the grouped launch (its launch allows it, one
-// of the four uniform scalars, max(m, n, k) <= kFusedSizeBound, at most kFusedGroupBytes of
+// of the four uniform scalars, max(m, n, k) <= kFusedSizeBound, at most fused_group_bytes of
 // operands, and not C <- beta C alone), and that launch: every such group, one kernel per
 // scalar, size class and 64 groups, each group's items computed exactly as the cuda.small
 // family computes them.
 inline constexpr std::int64_t kFusedSizeBound = 64;
-// A group moving more bytes than this runs its own choice: its launch costs little against its
-// work, and the table's kernel for its size alone was measured faster than the grouped one
-// (bench --grouped on the H200, 64 sizes: 1.2-2.4x at 10^5 and 10^6 items with every group
-// fused). 32 MiB against 8 and 128, in one call: geomean 1.063x of 8 over the 12 workloads
-// (1.14-1.35x at 10^5 items, 0.97x at f64 uniform 10^4), 128 MiB 1.070x but 0.98x at f32
-// uniform 10^5 (bench/results/h200/README.md, "Grouped batches"). Set in MiB by
-// -DGEMMROUTE_FUSED_GROUP_MIB for experiments.
+// A group moving more bytes than its bound runs its own choice: its launch costs little against
+// its work, and the table's kernel for its size alone was measured faster than the grouped one.
+// The bound depends on the group's largest side (bench --grouped on the H200, 64 sizes, 10^4 to
+// 10^6 items, bench/results/h200/README.md, "Grouped batches"):
+// - sides over kFusedSmallSide: 32 MiB (8, 32 and 128 in one call: 32 MiB 1.063x of 8 in
+//   geomean over the 12 workloads, 1.14-1.35x at 10^5 items; at 128 MiB the groups of n > 42
+//   cost f32 uniform 10^5 2%);
+// - sides up to kFusedSmallSide: 1 GiB (against 32 MiB for every size, in one call: 1.05-1.20x at
+//   10^6 items, where such groups of 15,600 items had run a launch each, none slower; 128 MiB
+//   gave 1.02-1.07x there). A larger group of small items still runs its own choice, whose
+//   kernels stream a packed batch faster than the grouped launch once the launch is paid.
+// Set in MiB by -DGEMMROUTE_FUSED_GROUP_MIB and -DGEMMROUTE_FUSED_SMALL_GROUP_MIB for experiments.
 #ifndef GEMMROUTE_FUSED_GROUP_MIB
 #define GEMMROUTE_FUSED_GROUP_MIB 32
 #endif
+#ifndef GEMMROUTE_FUSED_SMALL_GROUP_MIB
+#define GEMMROUTE_FUSED_SMALL_GROUP_MIB 1024
+#endif
+inline constexpr std::int64_t kFusedSmallSide = 40;
 inline constexpr std::int64_t kFusedGroupBytes = std::int64_t{GEMMROUTE_FUSED_GROUP_MIB} << 20;
+inline constexpr std::int64_t kFusedSmallGroupBytes = std::int64_t{GEMMROUTE_FUSED_SMALL_GROUP_MIB}
+                                                      << 20;
 // Bytes of A, B and C over a problem's items without padding, in the input scalar's size.
 inline std::int64_t operand_bytes(const Problem& p) {
   return p.batch * (p.m * p.k + p.k * p.n + p.m * p.n) *
          static_cast<std::int64_t>(size_of(p.dtype.in));
+}
+// The byte bound of a group's operands in the grouped launch, by its largest side.
+inline std::int64_t fused_group_bytes(const Problem& p) {
+  return std::max({p.m, p.n, p.k}) <= kFusedSmallSide ? kFusedSmallGroupBytes : kFusedGroupBytes;
 }
 bool fusable(const GroupLaunch& group);
 void launch_fused_groups(std::span<const GroupLaunch* const> groups, const CudaExec& exec);

@@ -604,7 +604,7 @@ bool fusable(const GroupLaunch& g) {
       p.alpha == std::complex<double>(0.0, 0.0)) {
     return false;
   }
-  return operand_bytes(p) <= kFusedGroupBytes;
+  return operand_bytes(p) <= fused_group_bytes(p);
 }
 
 void launch_fused_groups(std::span<const GroupLaunch* const> groups, const CudaExec& exec) {

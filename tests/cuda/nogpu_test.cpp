@@ -66,14 +66,21 @@ TEST(CudaWithoutGpu, OnlySmallGroupsJoinTheGroupedLaunch) {
   auto joins = [](const Problem& p, bool may_fuse = true) {
     return cuda::fusable(GroupLaunch{nullptr, &p, may_fuse});
   };
-  // 64^3 f32: 48 KiB an item; 2^3 c64: 192 bytes. The most items under the bound join, one more
-  // does not.
+  // 64^3 f32: 48 KiB an item; 41^3 f64: 3 x 1681 x 8 bytes; 2^3 c64: 192 bytes; 40^3 f32:
+  // 19200 bytes. The most items under the bound of their side join, one more does not.
   const std::int64_t f32_items = cuda::kFusedGroupBytes / (48 * 1024);
   EXPECT_TRUE(joins(group(Scalar::f32, 64, f32_items)));
   EXPECT_FALSE(joins(group(Scalar::f32, 64, f32_items + 1)));
-  const std::int64_t c64_items = cuda::kFusedGroupBytes / 192;
+  const std::int64_t f64_items = cuda::kFusedGroupBytes / (3 * 41 * 41 * 8);
+  EXPECT_TRUE(joins(group(Scalar::f64, 41, f64_items)));
+  EXPECT_FALSE(joins(group(Scalar::f64, 41, f64_items + 1)));
+  const std::int64_t c64_items = cuda::kFusedSmallGroupBytes / 192;
   EXPECT_TRUE(joins(group(Scalar::c64, 2, c64_items)));
   EXPECT_FALSE(joins(group(Scalar::c64, 2, c64_items + 1)));
+  const std::int64_t small_items = cuda::kFusedSmallGroupBytes / 19200;
+  EXPECT_GT(small_items, f32_items);  // the small sides' bound is the larger one
+  EXPECT_TRUE(joins(group(Scalar::f32, 40, small_items)));
+  EXPECT_FALSE(joins(group(Scalar::f32, 40, small_items + 1)));
   EXPECT_FALSE(joins(group(Scalar::f32, 65, 1)));
   EXPECT_FALSE(joins(group(Scalar::f32, 4, 10), false));
   EXPECT_FALSE(joins(group(Scalar::f32, 4, 0)));
