@@ -1,5 +1,7 @@
 #include "cuda/exec.hpp"
 
+#include <utility>
+
 #include "cuda/check.hpp"
 
 namespace gemmroute::cuda {
@@ -47,7 +49,11 @@ void CudaExec::allow_shared(const void* kernel, std::size_t shared) const {
 void CudaExec::raise_shared_limit(const void* kernel, std::size_t shared) const {
   constexpr std::size_t kDefaultLimit = 48 * 1024;
   if (shared <= kDefaultLimit) return;
-  std::size_t& allowed = shared_allowed_[kernel];
+  // (device, kernel) -> the limit set, for the whole process.
+  static std::mutex mutex;
+  static std::map<std::pair<int, const void*>, std::size_t> limits;
+  std::lock_guard lock(mutex);
+  std::size_t& allowed = limits[{device_, kernel}];
   if (allowed >= shared) return;
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(shared)),

@@ -59,6 +59,10 @@ class CudaExec final : public Exec {
 
  private:
   void release() noexcept;
+  // Raises the kernel's dynamic shared-memory limit on this device to at least `shared`. The
+  // limit is the kernel's, shared by every Context in the process, so it is kept process-wide
+  // and only ever raised (kept per Context, a second Context's smaller launch once lowered it
+  // under the first's larger one: cudaErrorInvalidValue at launch).
   void raise_shared_limit(const void* kernel, std::size_t shared) const;  // limits_mutex_ held
 
   int device_ = 0;
@@ -71,7 +75,6 @@ class CudaExec final : public Exec {
   std::size_t max_smem_ = 0;
   mutable std::mutex launch_mutex_;
   mutable std::mutex limits_mutex_;
-  mutable std::map<const void*, std::size_t> shared_allowed_;  // kernel -> limit set
   mutable std::map<std::tuple<const void*, int, std::size_t>, int> blocks_per_sm_;
   // The staging area: held from stage_pointers until its Staged is destroyed.
   mutable std::mutex staging_mutex_;

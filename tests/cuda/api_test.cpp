@@ -203,6 +203,30 @@ TEST(CudaApi, ManyHostThreadsOnTheirOwnContextsAndOnOne) {
   for (int t = 0; t < 8; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
 }
 
+// A kernel's dynamic shared-memory limit belongs to the kernel on its device, not to a Context:
+// a second Context raising it for a smaller launch must not lower it under the first Context's
+// larger one (kept per Context, this failed ManyHostThreadsOnTheirOwnContextsAndOnOne at random
+// with cudaErrorInvalidValue).
+TEST(CudaApi, ContextsShareEachKernelsSharedMemoryLimit) {
+  GEMMROUTE_REQUIRE_GPU();
+  std::mt19937_64 rng(11);
+  Context first(Device::cuda(0)), second(Device::cuda(0));
+  Options o;
+  o.pin = "cuda.stream:v=4";
+  Batch<float> large(16, 16, 16, 4096, rng);  // beta != 0: A, B and C staged, over 64 KiB
+  Batch<float> small(16, 16, 16, 4096, rng);
+  small.beta = 0.0f;  // A and B only: a smaller launch of the same kernel, still over 48 KiB
+  auto run = [&](const Batch<float>& x, Context& ctx) {
+    x.call(ctx, o);
+    test::cuda_ok(cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream())), "sync");
+    return x.check();
+  };
+  EXPECT_EQ(run(large, first), "");
+  EXPECT_EQ(run(small, second), "");
+  large.reset();
+  EXPECT_EQ(run(large, first), "");
+}
+
 // Every item of a Batch as a grouped item.
 template <class T>
 void append_items(const Batch<T>& x, std::vector<GemmItem>& items) {
