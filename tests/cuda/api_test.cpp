@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <exception>
 #include <memory>
 #include <random>
 #include <thread>
@@ -185,7 +186,12 @@ TEST(CudaApi, ManyHostThreadsOnTheirOwnContextsAndOnOne) {
     for (int r = 0; r < 12; ++r) {
       const std::int64_t m = 1 + rng() % 40, n = 1 + rng() % 40, k = 1 + rng() % 40;
       Batch<float> f(m, n, k, 1 + rng() % 300, rng);
-      f.call(ctx);
+      try {  // an exception would end the process from this thread: reported as a failure
+        f.call(ctx);
+      } catch (const std::exception& e) {
+        *failure = e.what();
+        return;
+      }
       test::cuda_ok(cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream())), "sync");
       if (std::string why = f.check(); !why.empty()) {
         *failure = why;
