@@ -9,6 +9,11 @@
 //   4 or 8 otherwise), no layout change, so the copy is a plain byte stream.
 // - Blocks are persistent (as many as fit on the device at once) and double-buffered: while a
 //   block computes one group from one buffer, the copies of its next group fill the other.
+//   Where two buffers of one item would hold a multiprocessor to one block (over 112 KiB: f64
+//   and c32 items from about 49^3, c64 from 35^3), the row and tensor-core tiles of 8- and
+//   16-byte scalars have one buffer instead (a kernel of its own, `SINGLE`) and copy a block's
+//   next group after computing the current one; two blocks a multiprocessor overlap each other's
+//   copies and products, and c64 items up to 64^3 fit.
 // - Each thread computes register tiles of C, tiles running over the group's items, so items of
 //   any size fill the block. `t=T`: T x T tiles whose rows are `side_i` apart (consecutive
 //   threads write consecutive elements of C). `v=N`: 16 bytes of consecutive rows (4 f32, 2 f64
@@ -29,7 +34,8 @@
 //
 // Anything that is not packed (padding, broadcast operands, pointer arrays) is left to
 // cuda.small. Instantiations: t = 1, 2, 4, v = 1, 2, 4 and v = 4:runs=2 for each of the four
-// scalars, mma = 8 and 16 for f64 and c64 (32 kernels).
+// scalars, mma = 8 and 16 for f64 and c64 (32 kernels), and the single-buffer kernels of
+// kHasSingle (16: 48 in all).
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -51,7 +57,8 @@ constexpr int kBound = 64;  // max(m, n, k)
 // A group's three ranges aim at this many bytes: enough in flight per block that the blocks
 // an SM holds cover the memory latency, small enough that several blocks fit.
 constexpr std::size_t kGroupBytes = 16 * 1024;
-// Two buffers of a group stay under this, so at least two blocks share a multiprocessor.
+// Two buffers of a group stay under this, so at least two blocks share a multiprocessor; where
+// two buffers of one item would not, the tiles that have a single-buffer kernel take one.
 constexpr std::size_t kMaxBlockShared = 112 * 1024;
 
 // One operand's staged items: element (r, c) of op(X) at r * sr + c * sc within an item.
@@ -445,12 +452,31 @@ constexpr int kMinBlocks = TL::mma                                              
                            : TL::tm * TL::tn <= 8 ? (sizeof(T) == 16 ? 2 : 4)
                                                   : (sizeof(T) == 16 ? 1 : 2);
 
+// Kernels of one buffer exist for the row and tensor-core tiles of 8- and 16-byte scalars, the
+// tiles that run the items too large for two (16 kernels).
 template <class T, class TL>
+constexpr bool kHasSingle = sizeof(T) >= 8 && (TL::rows || TL::mma);
+
+template <class T, class TL, bool SINGLE>
 __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TL>) stream_kernel(StreamArgs<T> s) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* const first = reinterpret_cast<T*>(smem_raw);
   const Lane lane = lane_of(s);
   std::int64_t g = blockIdx.x;
+  if constexpr (SINGLE) {  // one buffer: each group's copies, then its products
+    for (; g < s.groups; g += gridDim.x) {
+      issue_group(s, g, first);
+      wait_copies<0>();
+      __syncthreads();
+      if constexpr (TL::mma) {
+        compute_group_mma<T, TL>(s, g, first);
+      } else if (!lane.idle) {
+        compute_group<T, TL>(s, lane, g, first);
+      }
+      __syncthreads();  // the buffer is refilled next iteration
+    }
+    return;
+  }
   issue_group(s, g, first);
   for (std::uint32_t b = 0; g < s.groups; g += gridDim.x, b ^= 1) {
     T* const buf = first + b * s.buffer;
@@ -476,16 +502,18 @@ std::uint32_t granule_of(std::initializer_list<std::uintptr_t> offsets) {
   return all % 16 == 0 ? 16 : all % 8 == 0 ? 8 : 4;
 }
 
-// How a launch packs items: items per group and the shared bytes of the two buffers.
+// How a launch packs items: items per group, the shared bytes of its buffers, and whether it
+// has one buffer (where two of one item pass kMaxBlockShared and the tile has such a kernel).
 struct Plan {
   std::uint32_t items;
   std::size_t shared;
+  bool single;
 };
 
 // tm x tn: a thread's tile, or (lanes 32) a warp's.
 template <class T>
-Plan plan(const Problem& p, int tm, int tn, int lanes) {
-  if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return {1, 0};  // nothing is staged
+Plan plan(const Problem& p, int tm, int tn, int lanes, bool may_single) {
+  if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return {1, 0, false};  // nothing staged
   const std::size_t per_item =
       static_cast<std::size_t>(p.m * p.k + p.k * p.n + (p.beta == 0.0 ? 0 : p.m * p.n)) *
       sizeof(T);
@@ -504,12 +532,13 @@ Plan plan(const Problem& p, int tm, int tn, int lanes) {
   auto pad = [](std::size_t elems) { return (elems * sizeof(T) + 15) / 16 * 16 / sizeof(T); };
   const std::size_t buffer = pad(items * p.m * p.k) + pad(items * p.k * p.n) +
                              (p.beta == 0.0 ? 0 : pad(items * p.m * p.n));
-  return {static_cast<std::uint32_t>(items), 2 * buffer * sizeof(T)};
+  const bool single = may_single && 2 * buffer * sizeof(T) > kMaxBlockShared;
+  return {static_cast<std::uint32_t>(items), (single ? 1 : 2) * buffer * sizeof(T), single};
 }
 
 template <class T, class TL>
 void launch_stream(const Problem& p, const CudaExec& exec) {
-  const Plan pl = plan<T>(p, TL::tm, TL::tn, TL::mma ? 32 : 1);
+  const Plan pl = plan<T>(p, TL::tm, TL::tn, TL::mma ? 32 : 1, kHasSingle<T, TL>);
   StreamArgs<T> s{};
   s.p = make_args<T>(p);
   s.items = pl.items;
@@ -526,7 +555,7 @@ void launch_stream(const Problem& p, const CudaExec& exec) {
   };
   s.off_b = pad(std::size_t{pl.items} * s.ea);
   s.off_c = s.off_b + pad(std::size_t{pl.items} * s.eb);
-  s.buffer = static_cast<std::uint32_t>(pl.shared / 2 / sizeof(T));
+  s.buffer = static_cast<std::uint32_t>(pl.shared / (pl.single ? 1 : 2) / sizeof(T));
   const auto m = static_cast<std::uint32_t>(p.m), n = static_cast<std::uint32_t>(p.n),
              k = static_cast<std::uint32_t>(p.k);
   s.sa = p.ta == Op::N ? Strides{1, m} : Strides{k, 1};  // stored m x k, or k x m
@@ -549,7 +578,10 @@ void launch_stream(const Problem& p, const CudaExec& exec) {
                           s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0,
                           pl.items * s.ea * z, pl.items * s.eb * z,
                           s.read_c ? pl.items * s.ec * z : 0});
-  auto kernel = stream_kernel<T, TL>;
+  auto kernel = stream_kernel<T, TL, false>;
+  if constexpr (kHasSingle<T, TL>) {
+    if (pl.single) kernel = stream_kernel<T, TL, true>;
+  }
   const int per_sm = exec.blocks_per_sm(reinterpret_cast<const void*>(kernel), kThreads, pl.shared);
   const std::int64_t resident = std::int64_t{exec.sms()} * (per_sm > 0 ? per_sm : 1);
   kernel<<<grid_dim(s.groups < resident ? s.groups : resident, kGridX), kThreads, pl.shared,
@@ -613,9 +645,12 @@ class Stream final : public Candidate {
     // and the tile is a slower t= tile (measured on the H200: 0.8x to 1.0x of the best t=), so
     // it is not offered.
     if (runs_ > 0 && p.m % tm != 0) return Verdict::no(kNotWhole[tm]);
-    const std::size_t shared =
-        dispatch(p.dtype, [&]<class H>() { return plan<device_t<H>>(p, tm, tile_, lanes).shared; });
-    if (shared > kMaxShared) return Verdict::no("two buffers of one item exceed shared memory");
+    // Mirrors kHasSingle: the row and tensor-core tiles of 8- and 16-byte scalars.
+    const std::size_t shared = dispatch(p.dtype, [&]<class H>() {
+      using T = device_t<H>;
+      return plan<T>(p, tm, tile_, lanes, sizeof(T) >= 8 && runs_ != 0).shared;
+    });
+    if (shared > kMaxShared) return Verdict::no("the buffers of one item exceed shared memory");
     return Verdict::yes();
   }
   void launch(const Problem& p, const Exec& e) const override {

@@ -254,10 +254,12 @@ TEST_P(CudaCandidateTest, BatchesOverTheGridLimit) {
 
 // Batches that span many of a kernel's item groups (cuda.small's blocks, cuda.stream's double-
 // buffered groups), with a partial last group, bases one element past alignment, every form.
+// 56 x 50 x 52: items over 56 KiB in f64, c32 and c64, which cuda.stream's row and tensor-core
+// tiles run with one buffer a block, 300 groups of one item, more than the blocks in flight.
 TEST_P(CudaCandidateTest, ManyGroupsInEveryForm) {
   std::mt19937_64 rng(14);
   const std::vector<Shape> shapes = {{3, 5, 7, 1111}, {8, 8, 8, 301}, {16, 13, 16, 67},
-                                     {33, 20, 17, 21}};
+                                     {33, 20, 17, 21}, {56, 50, 52, 300}};
   int cases = 0;
   for_scalars([&]<class T>() {
     for (Op ta : forms(scalar_of_v<T>)) {
