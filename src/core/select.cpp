@@ -171,10 +171,8 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
     const Key& r = s.lookup.row->key;
     const Reach& reach = table->reach;
     if (launch_bound(key, reach) && launch_bound(r, reach)) {
-      reach_distance -= std::abs(log2_size(key.m) - log2_size(r.m)) +
-                        std::abs(log2_size(key.n) - log2_size(r.n)) +
-                        std::abs(log2_size(key.batch) - log2_size(r.batch));
-      discount = " (both launch-bound: only k and the forms count)";
+      reach_distance = std::abs(log2_size(key.k) - log2_size(r.k));
+      discount = " (both launch-bound: only k counts)";
     } else if (reach.same_item_batch != 1 && r.ta == key.ta && r.tb == key.tb &&
                r.layout == key.layout && r.m == key.m && r.n == key.n && r.k == key.k &&
                std::min(r.batch, key.batch) >= reach.same_item_min_batch) {
@@ -305,7 +303,7 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
         std::snprintf(buf, sizeof buf,
                       "launch-bound: the key moves at most %.0f KiB with k <= %lld: the nearest "
                       "row that does too (m, n and batch at %g of their distance), and only k "
-                      "and the forms count in the reach rule\n",
+                      "counts in the reach rule\n",
                       table->reach.launch_bytes / 1024,
                       static_cast<long long>(table->reach.launch_depth),
                       table->reach.launch_size_weight);

@@ -77,7 +77,7 @@ struct Diagnostic {
 // the log2 distance in batch counts `same_item_batch` of itself in that d. Where the key and the
 // row both move at most `launch_bytes` of operands (A, B and C once, in the input scalar) with
 // k <= `launch_depth`, both calls are bound by their launch, not their work: only the distance
-// in k and the forms count in d (0: never). Such a key takes the nearest launch-bound row, with
+// in k counts in d (0: never). Such a key takes the nearest launch-bound row, with
 // m, n and the batch counting `launch_size_weight` of their distance in finding it (the row's
 // distance is still the whole one).
 struct Reach {

@@ -107,7 +107,7 @@ class CudaBackend final : public Backend {
   // it trusts 314 native picks instead of 297 with the same 4 slower than cuBLAS, where a
   // discount at any batch gave 58: scripts/reach_pairs.py). A key and a row that both move at
   // most 1 MiB with k <= 64 are launch-bound (a few microseconds, cuBLAS's call costing about
-  // twice a native launch): only k and the forms count in their distance, since the native
+  // twice a native launch): only k and the forms counted in their distance, since the native
   // kernels loop over k and over nothing else. Replayed over the off-grid bench, regret 1.532 ->
   // 1.273; cuda-mixed 1.157 -> 1.100; the 400 training shapes held out 1.241 -> 1.146, with
   // the same 6 picks slower than cuBLAS (bench/results/h200/README.md, "Reach").
@@ -116,6 +116,10 @@ class CudaBackend final : public Backend {
   // whole distance was often a row of other forms (f64 T T 125 x 5 x 27 took N N 64 x 4 x 64,
   // not T T 32^3, and lost 2.2x); replayed over both off-grid runs 1.085 -> 1.052 and 1.156 ->
   // 1.100, held out 1.093 -> 1.089, cuda-mixed 1.057 -> 1.066 (docs/decisions.md).
+  // Between two launch-bound calls the forms and the layout no longer count either (only k):
+  // a native launch costs the same in every form, and in five replays of the off-grid and
+  // held-out measurements each of the 5 picks this changed went from cuBLAS to cuda.tiled,
+  // 1.25-2.45x faster, none slower (docs/decisions.md, "Launch-bound calls: only k counts").
   Reach reach() const override { return {0.5, 0.2, 0.5, 1024, 1 << 20, 64, 0.25}; }
   void launch_groups(std::span<const GroupLaunch> groups, const Exec& exec) const override {
     cuda::launch_groups(groups, exec);

@@ -329,8 +329,8 @@ TEST_F(SelectTest, ReachAsksMoreOfANativeEntryTheFartherItsRow) {
 }
 
 // Launch-bound calls (Reach::launch_bytes, launch_depth): where the key and the row both move
-// little with a short k, only k and the forms count in the distance the rule asks the native
-// entry to cover.
+// little with a short k, only k counts in the distance the rule asks the native entry to cover
+// (not m, n, the batch, nor the forms and layout).
 TEST_F(SelectTest, LaunchBoundKeysCountOnlyTheirDepthAgainstALaunchBoundRow) {
   // The row f32 N N packed 64 64 64 64 (3 MiB of operands): cpu.direct 1.2x openblas.
   const auto narrower = problem(Scalar::f32, Op::N, Op::N, 64, 32, 64, 64);  // 2 MiB, n: 1 step
@@ -356,8 +356,8 @@ TEST_F(SelectTest, LaunchBoundKeysCountOnlyTheirDepthAgainstALaunchBoundRow) {
             "openblas");
   ASSERT_FALSE(trace.steps.empty());
   EXPECT_EQ(trace.steps.front().reason,
-            "out of the row's reach: at distance 1.00 (both launch-bound: only k and the forms "
-            "count) it must beat openblas by 1.26x, measured 1.20x");
+            "out of the row's reach: at distance 1.00 (both launch-bound: only k counts) it must "
+            "beat openblas by 1.26x, measured 1.20x");
 }
 
 // A launch-bound key takes the nearest launch-bound row, however near a row of more work is;
