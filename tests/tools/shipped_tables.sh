@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every shipped table is what `table build` makes from the committed results, the build date
-# aside: the CPU tables from their campaigns' quick-results.csv.xz, with odd-results.csv.xz
-# merged in where a campaign has one (as the READMEs of bench/results/cpu-* build them), and,
+# aside: the CPU tables from their campaigns' quick-results.csv.xz, with odd-results.csv.xz and
+# odd2-results.csv.xz merged in where a campaign has them (as the READMEs of bench/results/cpu-*
+# build them), and,
 # with `cuda`, both CUDA tables as scripts/h200-tables builds them. A table edited by hand, or
 # results committed without the table they make (or the reverse), fails here.
 #
@@ -27,12 +28,15 @@ for pair in cpu-amd-epyc-2c:amd-epyc-2c cpu-amd-zen4-2c:amd-epyc-2c-zen4 \
   mkdir -p "$scratch/$dir"
   unxz "$root/bench/results/$dir/quick-results.csv.xz" "$scratch/$dir/quick-results.csv"
   (cd "$scratch/$dir" && "$cli" table build quick-results.csv --margin 0.03 --out "$table.table" >/dev/null)
-  # Rows off the powers of two (tuning/odd.spec), where a campaign has them: merged in.
-  if [ -f "$root/bench/results/$dir/odd-results.csv.xz" ]; then
-    unxz "$root/bench/results/$dir/odd-results.csv.xz" "$scratch/$dir/odd-results.csv"
-    (cd "$scratch/$dir" && "$cli" table build odd-results.csv --margin 0.03 --merge "$table.table" \
-      --out "$table.merged.table" >/dev/null && mv "$table.merged.table" "$table.table")
-  fi
+  # Rows off the powers of two (tuning/odd.spec, then tuning/odd2.spec), where a campaign has
+  # them: merged in, in that order.
+  for odd in odd odd2; do
+    [ -f "$root/bench/results/$dir/$odd-results.csv.xz" ] || continue
+    unxz "$root/bench/results/$dir/$odd-results.csv.xz" "$scratch/$dir/$odd-results.csv"
+    (cd "$scratch/$dir" && "$cli" table build "$odd-results.csv" --margin 0.03 \
+      --merge "$table.table" --out "$table.merged.table" >/dev/null &&
+      mv "$table.merged.table" "$table.table")
+  done
   same "$scratch/$dir/$table.table" "$root/tables/cpu/$table.table"
   checked=$((checked + 1))
 done
