@@ -50,8 +50,10 @@ void call_blis(const BlisLibrary& lib, int ta, int tb, long long m, long long n,
 // call computes all of C, so the bytes do not depend on where C lies (two calls, the last
 // column apart, gave other bits; and they cost `blis:par=item` 5-18% at one item of 13-110
 // columns against BLIS called once: bench --peers, Intel VM).
+constexpr std::size_t kOverRead = 16;  // bytes after C that BLIS may read, with a margin
+
 inline bool over_read_leaves_page(const void* end) {
-  constexpr std::uintptr_t kPage = 4096, kOverRead = 16;
+  constexpr std::uintptr_t kPage = 4096;
   const auto e = reinterpret_cast<std::uintptr_t>(end);
   return (e - 1) / kPage != (e + kOverRead - 1) / kPage;
 }
@@ -77,7 +79,7 @@ void call_item(const BlisLibrary& lib, const Problem& p, const T* a, const T* b,
     return;
   }
   thread_local std::vector<T> copy;
-  copy.resize(static_cast<std::size_t>(m * n) + 16 / sizeof(T) + 1);
+  copy.resize(static_cast<std::size_t>(m * n) + kOverRead / sizeof(T) + 1);
   for (long long j = 0; j < n; ++j) std::copy_n(c + j * ldc, m, copy.data() + j * m);
   call_blis(lib, ta, tb, m, n, k, &alpha, A, lda, B, ldb, &beta, copy.data(), m, &rntm);
   for (long long j = 0; j < n; ++j) std::copy_n(copy.data() + j * m, m, c + j * ldc);

@@ -453,9 +453,12 @@ constexpr int kMinBlocks = TL::mma                                              
                                                   : (sizeof(T) == 16 ? 1 : 2);
 
 // Kernels of one buffer exist for the row and tensor-core tiles of 8- and 16-byte scalars, the
-// tiles that run the items too large for two (16 kernels).
+// tiles that run the items too large for two (16 kernels). Stream::can_run asks it at run time.
+constexpr bool has_single(std::size_t scalar_bytes, bool row_or_mma_tile) {
+  return scalar_bytes >= 8 && row_or_mma_tile;
+}
 template <class T, class TL>
-constexpr bool kHasSingle = sizeof(T) >= 8 && (TL::rows || TL::mma);
+constexpr bool kHasSingle = has_single(sizeof(T), TL::rows || TL::mma);
 
 template <class T, class TL, bool SINGLE>
 __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TL>) stream_kernel(StreamArgs<T> s) {
@@ -645,10 +648,9 @@ class Stream final : public Candidate {
     // and the tile is a slower t= tile (measured on the H200: 0.8x to 1.0x of the best t=), so
     // it is not offered.
     if (runs_ > 0 && p.m % tm != 0) return Verdict::no(kNotWhole[tm]);
-    // Mirrors kHasSingle: the row and tensor-core tiles of 8- and 16-byte scalars.
     const std::size_t shared = dispatch(p.dtype, [&]<class H>() {
       using T = device_t<H>;
-      return plan<T>(p, tm, tile_, lanes, sizeof(T) >= 8 && runs_ != 0).shared;
+      return plan<T>(p, tm, tile_, lanes, has_single(sizeof(T), runs_ != 0)).shared;
     });
     if (shared > kMaxShared) return Verdict::no("the buffers of one item exceed shared memory");
     return Verdict::yes();
