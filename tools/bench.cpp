@@ -41,7 +41,8 @@ namespace {
 
 constexpr const char* kHelp =
     "usage: gemmroute bench --device cpu --shapes FILE --out BENCH.csv [--plot DIR]\n"
-    "                       [--table FILE] [--select nearest|predict] [--compare-selection]\n"
+    "                       [--table FILE] [--select nearest|predict|model]\n"
+    "                       [--compare-selection]\n"
     "                       [--reps N] [--min-sample-us X] [--force]\n"
     "                       [--peers [--scalars random|unit] | --overhead]\n"
     "\n"
@@ -58,10 +59,10 @@ constexpr const char* kHelp =
     "\n"
     "  --table FILE         the table auto selects from (default: GEMMROUTE_TABLE, else the\n"
     "                       shipped table for this device, else the generic one)\n"
-    "  --select S           how auto reads the table between rows: nearest or predict\n"
-    "                       (default: GEMMROUTE_SELECT, else the backend's: nearest on the\n"
-    "                       CPU and on CUDA; docs/table-format.md)\n"
-    "  --compare-selection  time both selections, each as its own arm of every shape\n"
+    "  --select S           how auto reads the table between rows: nearest, predict or\n"
+    "                       model (default: GEMMROUTE_SELECT, else the backend's: predict on\n"
+    "                       the CPU, model on CUDA; docs/table-format.md)\n"
+    "  --compare-selection  time all three selections, each as its own arm of every shape\n"
     "  --plot DIR           write speedup_vs_vendor.png and regret.png there\n"
     "                       (scripts/plot_bench.py)\n"
     "  --force              replace BENCH.csv and the PNGs when they exist (never an input)\n"
@@ -180,7 +181,8 @@ int bench(const Argv& argv) {
   if (environment.selector_set) selector_arg = environment.selector;
   if (auto v = args.get("select")) {
     selector_arg = parse_selector(*v);
-    if (!selector_arg) throw UsageError("--select: expected nearest or predict, got '" + *v + "'");
+    if (!selector_arg)
+      throw UsageError("--select: expected nearest, predict or model, got '" + *v + "'");
   }
   const bool compare = args.flag("compare-selection");
 
@@ -188,7 +190,9 @@ int bench(const Argv& argv) {
   const Selector selector = selector_arg.value_or(backend->default_selector());
   std::vector<Selector> selections = {selector};
   if (compare) {
-    selections.push_back(selector == Selector::predict ? Selector::nearest : Selector::predict);
+    for (Selector other : {Selector::nearest, Selector::predict, Selector::model}) {
+      if (other != selector) selections.push_back(other);
+    }
   }
   auto exec = backend->make_exec(nullptr);
   auto mdev = make_measure_device(*backend, *exec);
@@ -222,7 +226,10 @@ int bench(const Argv& argv) {
   std::printf("bench: auto selects from %s with selection %s%s; vendor is %s\n",
               table ? table_path.c_str() : "no table (last resort only)",
               std::string(to_string(selector)).c_str(),
-              compare ? (", compared with " + std::string(to_string(selections[1]))).c_str() : "",
+              compare ? (", compared with " + std::string(to_string(selections[1])) + " and " +
+                         std::string(to_string(selections[2])))
+                            .c_str()
+                      : "",
               vendor.c_str());
   std::printf("bench: %s\n", method_line(*mdev, mo).c_str());
   std::printf("times are medians per call (whole batch); ratios are unitless\n");
@@ -237,7 +244,7 @@ int bench(const Argv& argv) {
                "t_vendor_us,best_spelling,t_best_us,auto_over_best,vendor_over_auto,auto_gflops,"
                "auto_gbs,status,candidates_us,selection,t_best_again_us,noise_over_best,"
                "nearest_spelling,t_nearest_us,nearest_over_best,predict_spelling,t_predict_us,"
-               "predict_over_best\n");
+               "predict_over_best,model_spelling,t_model_us,model_over_best\n");
   csv_file.flush();
 
   Arena arena;
@@ -332,9 +339,9 @@ int bench(const Argv& argv) {
     if (auto_ok && vendor_ok) speedups.push_back(speedup);
     if (auto_ok) ++measured;
     if (!auto_ok || !failures.empty()) ++problems;
-    // nearest_* and predict_* columns: filled for the selections timed.
+    // nearest_*, predict_* and model_* columns: filled for the selections timed.
     std::string per_selection;
-    for (Selector which : {Selector::nearest, Selector::predict}) {
+    for (Selector which : {Selector::nearest, Selector::predict, Selector::model}) {
       std::string spelling, t, ratio;
       for (std::size_t i = 0; i < n_sel; ++i) {
         if (selections[i] != which || !sel[i].ok) continue;

@@ -70,7 +70,7 @@ Environment read_environment() {
     auto s = parse_selector(select);
     if (!s) {
       throw Error(Errc::invalid_argument, "GEMMROUTE_SELECT",
-                  "GEMMROUTE_SELECT='" + select + "': expected nearest or predict");
+                  "GEMMROUTE_SELECT='" + select + "': expected nearest, predict or model");
     }
     e.selector = *s;
     e.selector_set = true;

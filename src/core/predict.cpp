@@ -7,6 +7,8 @@
 #include <limits>
 #include <tuple>
 
+#include "core/model.hpp"
+
 namespace gemmroute {
 namespace {
 
@@ -39,6 +41,10 @@ void compute(const Table& table, const Key& key, Selector selector, Lookup& out,
     out.row = n.row;
     out.distance = n.distance;
     out.basis = !n.row ? Basis::none : n.distance == 0 ? Basis::exact : Basis::nearest;
+    return;
+  }
+  if (selector == Selector::model) {
+    model_look_up(table, key, out, nullptr);
     return;
   }
   const auto& bucket = table.buckets[bucket_index(key)];
@@ -172,6 +178,7 @@ void compute(const Table& table, const Key& key, Selector selector, Lookup& out,
 // (copies of a table share the id).
 struct Memo {
   std::uint64_t table_id = 0;  // 0: empty
+  Selector selector = Selector::predict;
   Key key;
   std::uint32_t row = 0;
   bool has_row = false;
@@ -185,12 +192,13 @@ struct Memo {
 }  // namespace
 
 std::string_view to_string(Selector s) noexcept {
-  return s == Selector::nearest ? "nearest" : "predict";
+  return s == Selector::nearest ? "nearest" : s == Selector::predict ? "predict" : "model";
 }
 
 std::optional<Selector> parse_selector(std::string_view t) noexcept {
   if (t == "nearest") return Selector::nearest;
   if (t == "predict") return Selector::predict;
+  if (t == "model") return Selector::model;
   return std::nullopt;
 }
 
@@ -217,7 +225,7 @@ void look_up(const Table& table, const Key& key, Selector selector, Lookup& out)
     return;
   }
   Memo& m = memo[key_memo_slot(key)];
-  if (m.table_id == table.index_id && same_key(m.key, key)) [[likely]] {
+  if (m.table_id == table.index_id && m.selector == selector && same_key(m.key, key)) [[likely]] {
     // Field by field and only the ranked entries in use: a whole Lookup is 224 bytes, most of
     // them unused ranks, and copying them was a tenth of a routed call's overhead.
     const Lookup& l = m.lookup;
@@ -231,6 +239,7 @@ void look_up(const Table& table, const Key& key, Selector selector, Lookup& out)
   }
   compute(table, key, selector, out, nullptr);
   m.table_id = table.index_id;
+  m.selector = selector;
   m.key = key;
   m.has_row = out.row != nullptr;
   m.row = out.row ? static_cast<std::uint32_t>(out.row - table.rows.data()) : 0;

@@ -15,9 +15,11 @@
 
 namespace gemmroute {
 
-enum class Selector : std::uint8_t { nearest, predict };
+// `model`: each candidate's own time model (core/model.hpp).
+enum class Selector : std::uint8_t { nearest, predict, model };
 std::string_view to_string(Selector selector) noexcept;
-std::optional<Selector> parse_selector(std::string_view text) noexcept;  // "nearest", "predict"
+// "nearest", "predict", "model"
+std::optional<Selector> parse_selector(std::string_view text) noexcept;
 // Chosen by measurement: bench/results/cpu-amd-epyc-2c/README.md (--compare-selection on the
 // table of all 8 CPU candidates): predict's regret geomean is 1.070 against nearest's 1.133 on
 // offgrid, 1.082 against 1.148 on offgrid-2, 0.994 against 1.028 on cpu-small, and 1.054 against
@@ -36,7 +38,8 @@ inline constexpr double kTrustedPresence = 0.5;
 inline constexpr int kMaxRanked = 24;
 
 // What the walk follows: an exact row's entries, the nearest row's, or candidates in order of
-// predicted time; none when the table has no row for the key's dtype, forms and layout.
+// predicted time (predict and model); none when the table has no row for the key's dtype, forms
+// and layout.
 enum class Basis : std::uint8_t { none, exact, nearest, predicted };
 
 // Left uninitialised where a Lookup is made (each call makes one): only the first `count` are
@@ -50,7 +53,7 @@ struct Lookup {
   Basis basis = Basis::none;
   const Row* row = nullptr;  // exact and nearest: the row walked; predicted: the nearest corner
   double distance = 0;       // the row's L1 distance from the key in log2 space
-  int corners = 0;           // predicted: the rows it was predicted from
+  int corners = 0;           // predicted: the rows it was predicted from (model: the candidates)
   int count = 0;             // predicted: ranked candidates
   std::array<Ranked, kMaxRanked> ranked;
 
@@ -60,7 +63,8 @@ struct Lookup {
 };
 
 // A pure function of (table, key, selector), memoised per thread (a repeated key costs a hash
-// probe); no allocation.
+// probe); no allocation for nearest and predict (model grows per-thread scratch on its first
+// look-ups and fits its trends once per indexed table: core/model.hpp).
 Lookup look_up(const Table& table, const Key& key, Selector selector) noexcept;
 // The same, written into `out` (the call path's Selection holds one).
 void look_up(const Table& table, const Key& key, Selector selector, Lookup& out) noexcept;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/model.hpp"
 #include "gemmroute/error.hpp"
 
 namespace gemmroute {
@@ -60,6 +61,39 @@ std::string explain_predicted(const Table& table, const Key& key) {
     std::snprintf(buf, sizeof buf, "%*s measured at %.0f%% of the weight%s", 12,
                   fmt_time(c.predicted_us).c_str(), 100 * c.presence,
                   c.presence < kTrustedPresence ? " (ranked last: under half)" : "");
+    out += "  " + spelling + std::string(width - spelling.size() + 1, ' ') + buf + "\n";
+  }
+  return out;
+}
+
+// What explain shows of a modelled look-up: every candidate's trend, correction and prediction.
+std::string explain_modelled(const Table& table, const Key& key) {
+  ModelDetail d;
+  Lookup l;
+  model_look_up(table, key, l, &d);
+  char buf[240];
+  std::snprintf(buf, sizeof buf,
+                "modelled: each candidate's trend over its rows of the dtype (launch + bytes + "
+                "flops + k terms),\n  times the geometric mean of time / trend at its %d nearest "
+                "rows (weight 1 / (distance + %g)^2);\n",
+                kModelNeighbours, kModelOffset);
+  std::string out = buf;
+  std::snprintf(buf, sizeof buf,
+                "  ahead of the vendor only where predicted faster by exp(%g x the distance of "
+                "its nearest row); walk order:\n",
+                kModelGrowth);
+  out += buf;
+  std::size_t width = 0;
+  for (const auto& c : d.candidates)
+    width = std::max(width, table.slot_entry(c.slot).spelling.size());
+  for (const auto& c : d.candidates) {
+    const std::string& spelling = table.slot_entry(c.slot).spelling;
+    std::snprintf(buf, sizeof buf, "%*s  trend %s x %.3f, %d rows, nearest at %.2f%s", 10,
+                  fmt_time(c.predicted_us).c_str(), fmt_time(c.trend_us).c_str(), c.correction,
+                  c.rows, c.nearest,
+                  std::int64_t(c.slot) == d.vendor_slot ? " (the vendor)"
+                  : c.guarded ? " (after the vendor: not faster by the guard's factor)"
+                              : "");
     out += "  " + spelling + std::string(width - spelling.size() + 1, ' ') + buf + "\n";
   }
   return out;
@@ -161,7 +195,9 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
       look_up(*table, key, ov.selector, s.lookup);  // in place: nothing zeroed or copied
     }
   }
-  const char* from = s.lookup.basis == Basis::predicted ? "predicted" : "row";
+  const char* from = s.lookup.basis != Basis::predicted ? "row"
+                     : ov.selector == Selector::model   ? "model"
+                                                        : "predicted";
   const Entry* vendor = s.lookup.basis == Basis::nearest && table->reach.vendor_growth > 0
                             ? vendor_entry(*s.lookup.row, backend)
                             : nullptr;
@@ -198,8 +234,7 @@ Selection select(const Problem& problem, const Key& key, const Table* table, con
           std::snprintf(why, sizeof why,
                         "out of the row's reach: at distance %.2f%s it must beat %s by %.2fx, "
                         "measured %.2fx",
-                        reach_distance, discount,
-                        vendor->spelling.c_str(), needed, measured);
+                        reach_distance, discount, vendor->spelling.c_str(), needed, measured);
           note(e.spelling, why, from);
         }
         continue;
@@ -252,7 +287,10 @@ std::string format_log_line(const Key& key, const Table* table, const Selection&
   } else {
     line += " | table " + (table ? table->path : std::string("(none)"));
     const Lookup& l = s.lookup;
-    if (l.basis == Basis::predicted) {
+    if (l.basis == Basis::predicted && ov.selector == Selector::model) {
+      line += " | modelled " + std::to_string(l.corners) + " candidates, nearest row " +
+              describe_row(*l.row) + " | distance " + fmt_distance(l.distance);
+    } else if (l.basis == Basis::predicted) {
       line += " | predicted from " + std::to_string(l.corners) + " rows, nearest " +
               describe_row(*l.row) + " | distance " + fmt_distance(l.distance);
     } else if (l.row) {
@@ -284,8 +322,10 @@ std::string format_explain(const Key& key, const Table* table, const Selection& 
   if (ov.pin.empty()) {
     const Lookup& l = s.lookup;
     out += "selection: " + std::string(to_string(ov.selector)) +
-           " (GEMMROUTE_SELECT=nearest|predict; an exact row is walked first either way)\n";
-    if (l.basis == Basis::predicted) {
+           " (GEMMROUTE_SELECT=nearest|predict|model; an exact row is walked first in each)\n";
+    if (l.basis == Basis::predicted && ov.selector == Selector::model) {
+      out += explain_modelled(*table, key);
+    } else if (l.basis == Basis::predicted) {
       out += explain_predicted(*table, key);
     } else if (l.row) {
       out += "row: " + describe_row(*l.row) + (l.basis == Basis::exact ? " (exact)" : "") + "\n";

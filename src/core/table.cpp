@@ -11,6 +11,7 @@
 
 #include "core/backend.hpp"
 #include "core/files.hpp"
+#include "core/model.hpp"
 #include "core/spelling.hpp"
 #include "gemmroute/error.hpp"
 
@@ -198,6 +199,7 @@ double log2_size(std::int64_t v) noexcept {
 void Table::index() {
   static std::atomic<std::uint64_t> next_id{1};
   index_id = next_id.fetch_add(1, std::memory_order_relaxed);
+  model = std::make_shared<ModelState>();
   for (auto& b : buckets) b.clear();
   slots.clear();
   std::map<std::string_view, std::uint32_t> slot_of;
@@ -384,6 +386,11 @@ void validate_table(Table& table, const Backend& backend, std::vector<Diagnostic
   table.tie_order.clear();
   for (const Candidate* c : backend.candidates()) table.tie_order.emplace_back(c->spelling());
   table.reach = backend.reach();
+  table.vendor = {};
+  for (const Row& row : table.rows) {
+    std::string& v = table.vendor[dtype_index(row.key.dtype)];
+    if (v.empty()) v = backend.vendor_default(row.key.dtype).spelling();
+  }
   const std::string* be = table.fingerprint.get("backend");
   if (!be) {
     diags.push_back({1, 1, "missing 'fingerprint.backend'"});

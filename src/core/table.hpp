@@ -19,6 +19,7 @@ namespace gemmroute {
 
 class Backend;
 class Candidate;
+struct ModelState;
 
 // The newest format this build writes and reads; it also reads version 1 (version 2 adds the
 // bit-identity groups of entries, docs/table-format.md).
@@ -106,6 +107,9 @@ struct Table {
   // rule applied to predicted times walks them in this order.
   std::vector<std::string> tie_order;
   Reach reach;  // the backend's (set by validate_table)
+  // The backend's vendor default for each dtype of the rows, by dtype_index (set by
+  // validate_table; empty for dtypes without rows): the model selection's guard compares with it.
+  std::array<std::string, kDTypeCount> vendor;
 
   // Rows by (dtype, ta, tb, layout) with log2 of their sizes, filled by index(): the look-up
   // then costs four log2 per call and a few adds per row.
@@ -131,6 +135,8 @@ struct Table {
   }
   // Unique per index() call: look-ups memoise per thread under this id (see nearest_row).
   std::uint64_t index_id = 0;
+  // The model selection's trends (core/model.hpp), fitted on first use; made by index().
+  std::shared_ptr<ModelState> model;
   // Fills the buckets, slots and each entry's slot and log2 time; call again after any change
   // to rows (the memos key on index_id).
   void index();

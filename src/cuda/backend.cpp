@@ -95,9 +95,11 @@ class CudaBackend final : public Backend {
   SearchSpace search_space(const Problem& probe, const SearchBudget& budget) const override {
     return lt_search_space(probe, index_, budget);
   }
-  // Nearest row: replayed over the H200 bench CSVs, predicting between the sparse CUDA table's
-  // rows chose worse (bench/results/h200/README.md, "Selection").
-  Selector default_selector() const override { return Selector::nearest; }
+  // Each candidate's time model (core/model.hpp): replayed over the H200 measurements, held-out
+  // training shapes 1.155 -> 1.063 and 1.102 -> 1.042 regret geomean against the nearest row,
+  // off-grid 1.081 -> 1.032 and off-grid-2 1.131 -> 1.055 (bench/results/h200/README.md, "A time
+  // model per candidate"). Interpolating the CPU's way (predict) chose worse than either there.
+  Selector default_selector() const override { return Selector::model; }
   // Chosen by leaving each of 400 measured mixed shapes out of the H200 table in turn and
   // selecting for it from the rest (bench/results/h200/README.md, "Reach"): rows of the other
   // forms and layouts count 0.5 farther per differing field, and the farther the row, the more a

@@ -39,7 +39,7 @@ TEST(CudaWithoutGpu, AContextSaysThereIsNoDevice) {
 TEST(CudaWithoutGpu, EachBackendHasItsDefaultSelection) {
   bool offline = false;
   EXPECT_EQ(make_backend_or_vocabulary(Device::cuda(0), &offline)->default_selector(),
-            Selector::nearest);
+            Selector::model);
   EXPECT_EQ(make_backend(Device::cpu())->default_selector(), Selector::predict);
 }
 
