@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-scalar regret of both selections in `bench --compare-selection` CSVs, against the best of
+"""Per-scalar regret of each selection in `bench --compare-selection` CSVs, against the best of
 every candidate and against the best of the candidates the table holds (--table-candidates):
 the second separates what the selection loses between rows from what the table cannot choose
 (a candidate it was never measured with).
@@ -34,19 +34,20 @@ def main():
         for r in rows(path):
             if r["status"] != "ok" or not r["t_nearest_us"] or not r["t_predict_us"]:
                 continue
+            selections = ["nearest", "predict"] + (["model"] if r.get("t_model_us") else [])
             cands = dict(x.rsplit("=", 1) for x in r["candidates_us"].split(";") if x)
             times = {k: float(v) for k, v in cands.items() if not allowed or k in allowed}
             best = min(times.values())
             noise = float(r["noise_over_best"]) if r["noise_over_best"] else None
             for scalar in (r["dtype"], "all"):
-                d = by.setdefault(scalar, {"nearest": [], "predict": [], "noise": []})
-                d["nearest"].append(float(r["t_nearest_us"]) / best)
-                d["predict"].append(float(r["t_predict_us"]) / best)
+                d = by.setdefault(scalar, {"model": [], "nearest": [], "predict": [], "noise": []})
+                for which in selections:
+                    d[which].append(float(r[f"t_{which}_us"]) / best)
                 if noise:
                     d["noise"].append(noise)
         print(path + (" (best of the table's candidates)" if allowed else " (best of all)"))
         for scalar in sorted(by, key=lambda s: (s == "all", s)):
-            for what in ("predict", "nearest", "noise"):
+            for what in ("model", "predict", "nearest", "noise"):
                 if by[scalar][what]:
                     print(f"  {scalar:4} {what:8} {summary(by[scalar][what])}")
 
