@@ -413,8 +413,8 @@ void launch_small(const Problem& p, const CudaExec& exec) {
 // for them); each block finds its group by the first block of every group and runs that
 // group's items exactly as small_kernel would: results are bit for bit those of the cuda.small
 // family, whatever the tile. Groups are split by size class, one kernel per register tile, so a
-// launch of 1 x 1 tiles is not held to the registers (and occupancy) of the 4 x 4 one.
-// One kernel per scalar and tile (12).
+// launch of 1 x 1 tiles is not held to the registers (and occupancy) of the 4 x 4 one; a call's
+// launches are chained (let_the_next_launch_start below). One kernel per scalar and tile (12).
 constexpr int kFusedGroups = 64;
 
 template <class T>
@@ -437,9 +437,28 @@ constexpr int kGroupedMinBlocks = std::is_same_v<T, float> || (std::is_same_v<T,
 // Kernel parameters may take 32,764 bytes on sm_70 and later.
 constexpr std::size_t kMaxParameterBytes = 32764;
 
+// The launches of one grouped call are chained by programmatic dependent launch (sm_90): each
+// block lets the call's next launch start at once, so that launch's blocks fill the
+// multiprocessors this one's last wave leaves idle (their groups are other groups: nothing one
+// launch writes is read by another). Each block waits, after its work, for the launch before
+// its own to complete and flush, so a launch completes only after every launch before it, and
+// whatever follows in the stream sees all of the call's C. Both are no-ops in a launch that was
+// not made dependent (the call's first).
+__device__ __forceinline__ void let_the_next_launch_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_the_launch_before() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 template <class T, int TILE>
 __global__ void __launch_bounds__(kThreads, kGroupedMinBlocks<T, TILE>)
     grouped_kernel(const __grid_constant__ FusedTable<T> table) {
+  let_the_next_launch_start();
   extern __shared__ unsigned char smem_raw[];
   T* const as = reinterpret_cast<T*>(smem_raw);
   const std::uint32_t block = blockIdx.x;
@@ -455,6 +474,7 @@ __global__ void __launch_bounds__(kThreads, kGroupedMinBlocks<T, TILE>)
   const SmallArgs<T>& args = table.group[lo];
   const std::int64_t item0 = static_cast<std::int64_t>(block - table.first_block[lo]) * args.items;
   small_block<T, TILE, 4>(args, as, item0);
+  wait_for_the_launch_before();
 }
 
 // The register tile a group runs with in the grouped launch, by its size class: one element of
@@ -467,8 +487,10 @@ int fused_tile(const Problem& p) {
 // One grouped launch per kFusedGroups groups of one tile (or fewer, where a launch's blocks
 // would pass the grid's limit). Groups go largest block first, so the blocks that take longest
 // start first and the launch ends with small ones.
+// `chained`: a launch of this call came before, so this one is made dependent on it
+// (let_the_next_launch_start above); set once this one is launched.
 template <class T, int TILE>
-void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec) {
+void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec, bool& chained) {
   static_assert(sizeof(FusedTable<T>) <= kMaxParameterBytes);
   auto block_work = [](const Problem* p) {
     const Packing pk = packing<T>(*p, TILE);
@@ -502,22 +524,32 @@ void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec)
       ++g;
     }
     exec.allow_shared(reinterpret_cast<const void*>(kernel), shared);
-    kernel<<<grid_dim(blocks, kGridX), kThreads, shared, exec.cuda_stream()>>>(table);
-    check_launch("grouped_kernel");
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid_dim(blocks, kGridX);
+    config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = shared;
+    config.stream = exec.cuda_stream();
+    cudaLaunchAttribute dependent[1];
+    dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = chained ? dependent : nullptr;
+    config.numAttrs = chained ? 1 : 0;
+    check(cudaLaunchKernelEx(&config, kernel, table), "cudaLaunchKernelEx(grouped_kernel)");
+    chained = true;
   }
 }
 
 // One scalar's groups: the largest tile's launches first, so their long blocks are not a tail.
 template <class T>
-void launch_fused(const std::vector<const Problem*>& groups, const CudaExec& exec) {
+void launch_fused(const std::vector<const Problem*>& groups, const CudaExec& exec, bool& chained) {
   std::vector<const Problem*> by_tile[3];
   for (const Problem* p : groups) {
     const int tile = fused_tile(*p);
     by_tile[tile == 1 ? 0 : tile == 2 ? 1 : 2].push_back(p);
   }
-  if (!by_tile[2].empty()) launch_fused_tile<T, 4>(std::move(by_tile[2]), exec);
-  if (!by_tile[1].empty()) launch_fused_tile<T, 2>(std::move(by_tile[1]), exec);
-  if (!by_tile[0].empty()) launch_fused_tile<T, 1>(std::move(by_tile[0]), exec);
+  if (!by_tile[2].empty()) launch_fused_tile<T, 4>(std::move(by_tile[2]), exec, chained);
+  if (!by_tile[1].empty()) launch_fused_tile<T, 2>(std::move(by_tile[1]), exec, chained);
+  if (!by_tile[0].empty()) launch_fused_tile<T, 1>(std::move(by_tile[0]), exec, chained);
 }
 
 using Launcher = void (*)(const Problem&, const CudaExec&);
@@ -608,13 +640,14 @@ bool fusable(const GroupLaunch& g) {
 }
 
 void launch_fused_groups(std::span<const GroupLaunch* const> groups, const CudaExec& exec) {
+  bool chained = false;  // the call's first launch waits for the stream as any launch does
   for (const Scalar s : {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64}) {
     std::vector<const Problem*> mine;
     for (const GroupLaunch* g : groups) {
       if (g->problem->dtype == s) mine.push_back(g->problem);
     }
     if (mine.empty()) continue;
-    dispatch(DType(s), [&]<class H>() { launch_fused<device_t<H>>(mine, exec); });
+    dispatch(DType(s), [&]<class H>() { launch_fused<device_t<H>>(mine, exec, chained); });
   }
 }
 

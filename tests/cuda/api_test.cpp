@@ -511,6 +511,58 @@ TEST(CudaApi, GroupedContiguousItemsGiveTheFamilysBits) {
   }
 }
 
+// The grouped launches of one call are chained (programmatic dependent launch): a later launch
+// may start before an earlier one ends, yet the call completes in stream order. A copy of the
+// large groups' C queued right after the call (no synchronisation between) reads their final
+// values: the large groups run in the call's first, longest launch, and the launches of the
+// small groups after it would otherwise let the copy start while it still ran.
+template <class T>
+void grouped_call_then_copy(std::uint64_t seed) {
+  Context ctx(Device::cuda(0));
+  const auto stream = static_cast<cudaStream_t>(detail::Access::state(ctx).exec->stream());
+  std::mt19937_64 rng(seed);
+  std::vector<std::unique_ptr<Group<T>>> large, small;
+  for (int g = 0; g < 48; ++g) {
+    large.push_back(std::make_unique<Group<T>>(rng, 48, 64, g % 2 == 0));
+  }
+  for (int g = 0; g < 24; ++g) {
+    small.push_back(std::make_unique<Group<T>>(rng, 1, g % 2 ? 4 : 16, false));
+  }
+  std::vector<GemmItem> items;
+  for (const auto& g : large) g->append(items);
+  for (const auto& g : small) g->append(items);
+  std::vector<test::DeviceMemory> copies;
+  for (int r = 0; r < 3; ++r) {
+    for (const auto& g : large) g->reset();
+    for (const auto& g : small) g->reset();
+    copies.clear();
+    gemm_grouped(ctx, items);
+    for (const auto& g : large) {
+      copies.emplace_back(g->dc.bytes);
+      test::cuda_ok(cudaMemcpyAsync(copies.back().ptr, g->dc.ptr, g->dc.bytes,
+                                    cudaMemcpyDeviceToDevice, stream),
+                    "copy");
+    }
+    test::cuda_ok(cudaStreamSynchronize(stream), "grouped then copy");
+    for (std::size_t i = 0; i < large.size(); ++i) {
+      std::vector<T> copy(large[i]->c0.size());
+      test::cuda_ok(
+          cudaMemcpy(copy.data(), copies[i].ptr, copies[i].bytes, cudaMemcpyDeviceToHost),
+          "download");
+      EXPECT_TRUE(test::same_bytes(copy, large[i]->download()))
+          << "run " << r << ": the copy of group " << i << " ran before its launch ended";
+      EXPECT_EQ(large[i]->check(), "") << "group " << i;
+    }
+    for (const auto& g : small) EXPECT_EQ(g->check(), "");
+  }
+}
+
+TEST(CudaApi, GroupedCallsCompleteInStreamOrder) {
+  GEMMROUTE_REQUIRE_GPU();
+  grouped_call_then_copy<float>(31);
+  grouped_call_then_copy<double>(32);
+}
+
 // Grouped calls from several host threads on one Context share its staging area.
 TEST(CudaApi, GroupedBatchesFromManyThreadsOnOneContext) {
   GEMMROUTE_REQUIRE_GPU();
