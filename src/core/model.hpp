@@ -43,12 +43,12 @@ struct Trend {
 // it, as they share the index id).
 struct ModelState {
   std::once_flag once;
-  std::vector<Trend> trends;                  // [dtype_index * slots + slot]
-  std::array<std::int64_t, 9> vendor_slot{};  // by dtype_index; -1: the vendor has no entry
+  std::vector<Trend> trends;  // [dtype_index * slots + slot]
+  // The vendor default's slot by dtype_index; -1 where the vendor has no entry.
+  std::array<std::int64_t, kDTypeCount> vendor_slot{};
 };
 
-// Fills `out` for the model selection (basis exact, nearest or predicted); `detail` (explain)
-// gets each ranked candidate's figures when given.
+// What explain shows of a modelled look-up: each ranked candidate's figures, in walk order.
 struct ModelDetail {
   struct Candidate {
     std::uint32_t slot = 0;
@@ -62,6 +62,8 @@ struct ModelDetail {
   std::vector<Candidate> candidates;
   std::int64_t vendor_slot = -1;
 };
+// Fills `out` for the model selection (basis exact, nearest or predicted); `detail`, when given,
+// gets each ranked candidate's figures appended.
 void model_look_up(const Table& table, const Key& key, Lookup& out, ModelDetail* detail);
 
 }  // namespace gemmroute
