@@ -18,13 +18,14 @@ first steps; built into a temporary folder with build/bin/gemmroute), instead of
 against the shipped table.
 """
 import argparse
-import csv
 import itertools
 import math
 import os
 import re
 import subprocess
 import tempfile
+
+import replay_selection  # beside this script
 
 R = "bench/results/h200"
 UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
@@ -52,25 +53,11 @@ def load_table(path):
 
 
 def measured(path):
-    """(key, {candidate: median us}) per shape of a bench CSV or a tuner results CSV."""
-    with open(path, newline="") as f:
-        lines = [line for line in f if not line.startswith("#")]
-    reader = list(csv.DictReader(lines))
-    keyof = lambda r: (r["dtype"], r["ta"], r["tb"], r["layout"], int(r["m"]), int(r["n"]),
-                       int(r["k"]), int(r["batch"]))
-    if "candidates_us" in reader[0]:
-        for r in reader:
-            if r["status"] == "ok":
-                yield keyof(r), {n: float(t) for n, _, t in
-                                 (e.rpartition("=") for e in r["candidates_us"].split(";"))}
-        return
-    points = {}
-    for r in reader:
-        if r["status"] == "ok":
-            points.setdefault(keyof(r), {})[r["spelling"]] = float(r["median_us"])
-    for key, times in points.items():
-        if "cublas" in times:
-            yield key, times
+    """(key, {candidate: median us}) per shape, as replay_selection.py reads a bench CSV or a
+    tuner results CSV."""
+    for r, times, _ in replay_selection.shapes(path, "cublas"):
+        yield (r["dtype"], r["ta"], r["tb"], r["layout"], int(r["m"]), int(r["n"]), int(r["k"]),
+               int(r["batch"])), times
 
 
 def lg(v):

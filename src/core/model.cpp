@@ -117,6 +117,18 @@ void fit_all(const Table& table, ModelState& state) {
   for (std::size_t i = 0; i < fits.size(); ++i) {
     if (fits[i].rows > 0) state.trends[i] = fits[i].solve();
   }
+  state.first_residual.reserve(table.rows.size());
+  for (const Row& row : table.rows) {
+    state.first_residual.push_back(static_cast<std::uint32_t>(state.residual.size()));
+    const std::size_t d = dtype_index(row.key.dtype);
+    for (const Entry& e : row.entries) {
+      const Trend& trend = state.trends[d * slots + e.slot];
+      const double at_row = trend.rows > 0 ? trend.at(row.key) : 0;
+      state.residual.push_back(at_row > 0 && e.median_us > 0
+                                   ? std::log(e.median_us / at_row)
+                                   : std::numeric_limits<double>::quiet_NaN());
+    }
+  }
   state.vendor_slot.fill(-1);
   for (std::size_t d = 0; d < kDTypeCount; ++d) {
     const std::string& vendor = table.vendor[d];
@@ -171,28 +183,19 @@ double Trend::at(const Key& key) const noexcept {
   return t;
 }
 
-void model_look_up(const Table& table, const Key& key, Lookup& out, ModelDetail* detail) {
-  out.basis = Basis::none;
-  out.row = nullptr;
-  out.distance = 0;
-  out.corners = 0;
-  out.count = 0;
-  const auto& own = table.buckets[bucket_index(key)];
+bool model_look_up(const Table& table, const Key& key, Lookup& out, ModelDetail* detail) {
+  if (!table.model) return false;  // an unindexed table
   const double q[4] = {log2_size(key.m), log2_size(key.n), log2_size(key.k), log2_size(key.batch)};
-  for (const Table::Indexed& x : own) {  // the exact row first, whatever it holds
+  for (const Table::Indexed& x : table.buckets[bucket_index(key)]) {
     if (x.log2_sizes[0] == q[0] && x.log2_sizes[1] == q[1] && x.log2_sizes[2] == q[2] &&
-        x.log2_sizes[3] == q[3]) {
+        x.log2_sizes[3] == q[3]) {  // the exact row first, whatever it holds
       out.basis = Basis::exact;
       out.row = &table.rows[x.row];
-      return;
+      out.distance = 0;
+      out.corners = 0;
+      out.count = 0;
+      return true;
     }
-  }
-  if (!table.model) {  // an unindexed table: its nearest row
-    const Nearest n = nearest_row(table, key);
-    out.row = n.row;
-    out.distance = n.distance;
-    out.basis = n.row ? Basis::nearest : Basis::none;
-    return;
   }
   const ModelState& state = state_of(table);
   const std::size_t d_index = dtype_index(key.dtype);
@@ -202,43 +205,37 @@ void model_look_up(const Table& table, const Key& key, Lookup& out, ModelDetail*
   const double step = table.reach.form_step;
   const Row* nearest = nullptr;
   double nearest_distance = 0;
-  for (int ta = 0; ta < 3; ++ta) {
-    for (int tb = 0; tb < 3; ++tb) {
-      for (int layout = 0; layout < 2; ++layout) {
-        Key other = key;
-        other.ta = static_cast<Op>(ta);
-        other.tb = static_cast<Op>(tb);
-        other.layout = static_cast<Layout>(layout);
-        const int differing =
-            (other.ta != key.ta) + (other.tb != key.tb) + (other.layout != key.layout);
-        if (differing > 0 && !std::isfinite(step)) continue;
-        const double offset = differing > 0 ? step * differing : 0.0;
-        for (const Table::Indexed& x : table.buckets[bucket_index(other)]) {
-          if (!x.timed) continue;
-          const double d = offset + std::abs(x.log2_sizes[0] - q[0]) +
-                           std::abs(x.log2_sizes[1] - q[1]) + std::abs(x.log2_sizes[2] - q[2]) +
-                           std::abs(x.log2_sizes[3] - q[3]);
-          const Row& row = table.rows[x.row];
-          if (!nearest || d < nearest_distance ||
-              (d == nearest_distance && x.row < std::uint32_t(nearest - table.rows.data()))) {
-            nearest = &row;
-            nearest_distance = d;
+  // The key's own forms and layout, then (where the reach lets other forms speak) the others,
+  // each differing field `step` farther. Ties go to the earlier row, whatever the bucket order.
+  const int most_differing = std::isfinite(step) ? 3 : 0;
+  for (int differing = 0; differing <= most_differing; ++differing) {
+    const double offset = differing > 0 ? step * differing : 0.0;
+    for_each_bucket_differing(key, differing, [&](std::size_t bucket) {
+      for (const Table::Indexed& x : table.buckets[bucket]) {
+        if (!x.timed) continue;
+        const double d = offset + std::abs(x.log2_sizes[0] - q[0]) +
+                         std::abs(x.log2_sizes[1] - q[1]) + std::abs(x.log2_sizes[2] - q[2]) +
+                         std::abs(x.log2_sizes[3] - q[3]);
+        const Row& row = table.rows[x.row];
+        if (!nearest || d < nearest_distance ||
+            (d == nearest_distance && x.row < std::uint32_t(nearest - table.rows.data()))) {
+          nearest = &row;
+          nearest_distance = d;
+        }
+        const double* residual = &state.residual[state.first_residual[x.row]];
+        for (std::size_t j = 0; j < row.entries.size(); ++j) {
+          if (std::isnan(residual[j])) continue;
+          const std::uint32_t slot = row.entries[j].slot;
+          std::int32_t& pos = slot_position[slot];
+          if (pos < 0) {
+            pos = std::int32_t(scratch.size());
+            scratch.push_back({});
+            scratch.back().slot = slot;
           }
-          for (const Entry& e : row.entries) {
-            const Trend& trend = state.trends[d_index * slots + e.slot];
-            const double at_row = trend.rows > 0 ? trend.at(row.key) : 0;
-            if (!(at_row > 0) || !(e.median_us > 0)) continue;
-            std::int32_t& pos = slot_position[e.slot];
-            if (pos < 0) {
-              pos = std::int32_t(scratch.size());
-              scratch.push_back({});
-              scratch.back().slot = e.slot;
-            }
-            scratch[std::size_t(pos)].offer(d, x.row, std::log(e.median_us / at_row));
-          }
+          scratch[std::size_t(pos)].offer(d, x.row, residual[j]);
         }
       }
-    }
+    });
   }
   ranked.clear();
   for (const Neighbours& nb : scratch) {
@@ -257,13 +254,7 @@ void model_look_up(const Table& table, const Key& key, Lookup& out, ModelDetail*
     ranked.push_back({nb.slot, table.slots[nb.slot].tie_position, trend * correction, trend,
                       correction, std::get<0>(nb.rows[0]), nb.count, false});
   }
-  if (ranked.empty()) {  // no timed row of the dtype within reach: the nearest row's entries
-    const Nearest n = nearest_row(table, key);
-    out.row = n.row;
-    out.distance = n.distance;
-    out.basis = n.row ? Basis::nearest : Basis::none;
-    return;
-  }
+  if (ranked.empty()) return false;  // no timed row of the dtype within reach
   // The vendor guard, then the predicted time; ties in tie-break order.
   const std::int64_t vendor = state.vendor_slot[d_index];
   const Modelled* v = nullptr;
@@ -281,6 +272,7 @@ void model_look_up(const Table& table, const Key& key, Lookup& out, ModelDetail*
     return std::tie(a.guarded, a.predicted, a.tie, a.slot) <
            std::tie(b.guarded, b.predicted, b.tie, b.slot);
   });
+  out.count = 0;
   for (const Modelled& r : ranked) {
     if (out.count < kMaxRanked) {
       out.ranked[std::size_t(out.count++)] = {r.slot, static_cast<float>(r.predicted)};
@@ -295,6 +287,7 @@ void model_look_up(const Table& table, const Key& key, Lookup& out, ModelDetail*
   out.row = nearest;
   out.distance = nearest_distance;
   out.corners = int(ranked.size());
+  return true;
 }
 
 }  // namespace gemmroute

@@ -44,6 +44,11 @@ struct Trend {
 struct ModelState {
   std::once_flag once;
   std::vector<Trend> trends;  // [dtype_index * slots + slot]
+  // log(time / its trend at the row) of every entry, row after row (row r's first at
+  // first_residual[r]); NaN where the entry is untimed or its candidate has no trend. What a
+  // look-up's neighbours average, so a look-up computes none of it.
+  std::vector<std::uint32_t> first_residual;
+  std::vector<double> residual;
   // The vendor default's slot by dtype_index; -1 where the vendor has no entry.
   std::array<std::int64_t, kDTypeCount> vendor_slot{};
 };
@@ -62,8 +67,10 @@ struct ModelDetail {
   std::vector<Candidate> candidates;
   std::int64_t vendor_slot = -1;
 };
-// Fills `out` for the model selection (basis exact, nearest or predicted); `detail`, when given,
-// gets each ranked candidate's figures appended.
-void model_look_up(const Table& table, const Key& key, Lookup& out, ModelDetail* detail);
+// Fills `out` for the model selection (basis exact or predicted) and returns true; `detail`, when
+// given, gets each ranked candidate's figures appended. False, `out` untouched, where there is
+// nothing to model (an unindexed table, no timed row of the dtype within reach): the caller
+// walks the nearest row.
+bool model_look_up(const Table& table, const Key& key, Lookup& out, ModelDetail* detail);
 
 }  // namespace gemmroute

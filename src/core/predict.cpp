@@ -44,7 +44,10 @@ void compute(const Table& table, const Key& key, Selector selector, Lookup& out,
     return;
   }
   if (selector == Selector::model) {
-    model_look_up(table, key, out, nullptr);
+    // Nothing to model: the nearest row, as nearest walks it.
+    if (!model_look_up(table, key, out, nullptr)) {
+      compute(table, key, Selector::nearest, out, nullptr);
+    }
     return;
   }
   const auto& bucket = table.buckets[bucket_index(key)];

@@ -562,21 +562,9 @@ Nearest scan_nearest(const Table& table, const Key& key, bool launch_only) noexc
   for (int differing = 1; differing <= 3; ++differing) {
     const double offset = step * differing;
     if (best.found.row && offset >= best.score) break;
-    for (int ta = 0; ta < 3; ++ta) {
-      for (int tb = 0; tb < 3; ++tb) {
-        for (int layout = 0; layout < 2; ++layout) {
-          Key other = key;
-          other.ta = static_cast<Op>(ta);
-          other.tb = static_cast<Op>(tb);
-          other.layout = static_cast<Layout>(layout);
-          if ((other.ta != key.ta) + (other.tb != key.tb) + (other.layout != key.layout) !=
-              differing) {
-            continue;
-          }
-          scan_bucket(table, bucket_index(other), q, offset, launch_only, best);
-        }
-      }
-    }
+    for_each_bucket_differing(key, differing, [&](std::size_t bucket) {
+      scan_bucket(table, bucket, q, offset, launch_only, best);
+    });
   }
   return best.found;
 }

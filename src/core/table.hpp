@@ -181,4 +181,24 @@ bool launch_bound(const Key& key, const Reach& reach) noexcept;
 std::size_t bucket_index(const Key& key) noexcept;
 double log2_size(std::int64_t size) noexcept;
 
+// Calls fn(bucket) for each bucket of the key's dtype whose ta, tb and layout differ from the
+// key's in exactly `differing` of the three (0: the key's own bucket), in (ta, tb, layout) order.
+template <class Fn>
+void for_each_bucket_differing(const Key& key, int differing, Fn&& fn) {
+  for (int ta = 0; ta < 3; ++ta) {
+    for (int tb = 0; tb < 3; ++tb) {
+      for (int layout = 0; layout < 2; ++layout) {
+        Key other = key;
+        other.ta = static_cast<Op>(ta);
+        other.tb = static_cast<Op>(tb);
+        other.layout = static_cast<Layout>(layout);
+        if ((other.ta != key.ta) + (other.tb != key.tb) + (other.layout != key.layout) ==
+            differing) {
+          fn(bucket_index(other));
+        }
+      }
+    }
+  }
+}
+
 }  // namespace gemmroute

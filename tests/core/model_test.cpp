@@ -9,45 +9,20 @@
 #include <thread>
 #include <vector>
 
-#include "core/backend.hpp"
 #include "core/predict.hpp"
 #include "core/select.hpp"
 #include "core/table.hpp"
+#include "lookup_fixture.hpp"
 
 namespace gemmroute {
 namespace {
 
 // The CPU backend: its vendor default for f32 is openblas, and its reach keeps rows to their own
 // forms and layout (the CUDA backend's form step is tested through the shipped tables).
-const std::string kHeader =
-    "gemmroute-table 1\nfingerprint.backend cpu\nfingerprint.device Fixture CPU\n";
-
-class ModelTest : public ::testing::Test {
+class ModelTest : public test::LookupFixture {
  protected:
-  void SetUp() override { backend_ = make_backend(Device::cpu()); }
-
-  Table load(const std::string& rows) {
-    std::vector<Diagnostic> d;
-    Table t = parse_table(kHeader + rows, "fixture.table", d);
-    if (d.empty()) validate_table(t, *backend_, d);
-    EXPECT_TRUE(d.empty()) << (d.empty() ? "" : d.front().message);
-    t.index();
-    return t;
-  }
-
-  static Key key(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
-    return {Scalar::f32, Op::N, Op::N, Layout::packed, m, n, k, batch};
-  }
-
-  static std::vector<std::string> walk(const Table& t, const Key& k) {
-    Lookup l = look_up(t, k, Selector::model);
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < l.size(); ++i) out.push_back(l.entry(t, i).spelling);
-    return out;
-  }
-
-  using W = std::vector<std::string>;
-  std::unique_ptr<Backend> backend_;
+  using LookupFixture::walk;
+  static W walk(const Table& t, const Key& k) { return walk(t, k, Selector::model); }
 };
 
 // Rows on a line of batches: cpu.small costs 1 us a call plus 1 us per 64 items, openblas 10 us

@@ -14,6 +14,7 @@
 #include "core/backend.hpp"
 #include "core/select.hpp"
 #include "core/table.hpp"
+#include "lookup_fixture.hpp"
 
 // Counts heap allocations, to show the look-up makes none. (GCC, seeing inlined library code
 // pair `new` with this `free`, warns of a mismatch; here both ends are ours.)
@@ -34,37 +35,10 @@ void operator delete(void* p, std::size_t) noexcept {
 namespace gemmroute {
 namespace {
 
-const std::string kHeader =
-    "gemmroute-table 1\nfingerprint.backend cpu\nfingerprint.device Fixture CPU\n";
-
-class PredictTest : public ::testing::Test {
+class PredictTest : public test::LookupFixture {
  protected:
-  void SetUp() override { backend_ = make_backend(Device::cpu()); }
-
-  Table load(const std::string& rows) {
-    std::vector<Diagnostic> d;
-    Table t = parse_table(kHeader + rows, "fixture.table", d);
-    if (d.empty()) validate_table(t, *backend_, d);
-    EXPECT_TRUE(d.empty()) << (d.empty() ? "" : d.front().message);
-    t.index();
-    return t;
-  }
-
-  static Key key(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
-    return {Scalar::f32, Op::N, Op::N, Layout::packed, m, n, k, batch};
-  }
-
-  // The walk's spellings, in order.
-  static std::vector<std::string> walk(const Table& t, const Key& k,
-                                       Selector s = Selector::predict) {
-    Lookup l = look_up(t, k, s);
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < l.size(); ++i) out.push_back(l.entry(t, i).spelling);
-    return out;
-  }
-
-  using W = std::vector<std::string>;
-  std::unique_ptr<Backend> backend_;
+  using LookupFixture::walk;
+  static W walk(const Table& t, const Key& k) { return walk(t, k, Selector::predict); }
 };
 
 // Between a row where cpu.small wins by 1% and a far one where openblas wins by 2x, nearest
