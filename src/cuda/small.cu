@@ -18,7 +18,8 @@
 // - Shared memory holds op(A) as m x k (i fastest) and op(B) as n x k (j fastest), so the
 //   compute loop reads both without bank conflicts whatever the form. Where staging transposes
 //   (A stored T or C, B stored N), the staged leading dimension is made odd, so the scattered
-//   stores do not pile onto one bank either.
+//   stores do not pile onto one bank either. The grouped launch's f32 kernels stage along k
+//   instead (op(A) as k x m, op(B) as k x n), so each k step reads 16-byte runs (products()).
 // - With small tiles (T <= 2) each thread fetches its C elements (when beta != 0) before the
 //   staging loads, so all of a block's loads are in flight together; C is written straight
 //   from registers (consecutive threads hold consecutive rows: coalesced).
@@ -26,7 +27,7 @@
 // Sizes are runtime values up to S; k is a loop count; threads past m or n compute on clamped
 // rows and store nothing. Instantiations: one kernel per entry of kConfigs and scalar it lists
 // (30 in all); which one runs is the table's business. The grouped launch (cuda.grouped, below)
-// adds one kernel per scalar (4).
+// adds one kernel per scalar and tile (12).
 #include <algorithm>
 #include <array>
 #include <complex>
@@ -99,12 +100,21 @@ struct Staging {
   bool vec_items;             // ... a whole number of 16-byte vectors each
   bool conj;
   bool to_op;
+  bool dense;       // staged as stored, ld_s == rows: element e of the range at e
+  bool by_element;  // never from 16-byte vectors (see staging())
 };
+
+// Where stored element (r, c) of an item lands within the item's staged region.
+template <class T>
+__device__ __forceinline__ std::uint32_t staged_at(const Staging<T>& s, std::uint32_t r,
+                                                   std::uint32_t c) {
+  return s.to_op ? c + r * s.ld_s : r + c * s.ld_s;
+}
 
 template <class T>
 __device__ __forceinline__ void store_staged(T* dst, const Staging<T>& s, std::uint32_t e, T v) {
   // e indexes the block's range as stored: item, then column-major within the item.
-  if (!s.to_op) {
+  if (s.dense) {
     dst[e] = maybe_conj(v, s.conj);  // region == rows * cols: the layouts agree
     return;
   }
@@ -112,14 +122,65 @@ __device__ __forceinline__ void store_staged(T* dst, const Staging<T>& s, std::u
   const std::uint32_t local = e - item * s.per_item.d;
   const std::uint32_t c = s.by_rows.div(local);
   const std::uint32_t r = local - c * s.by_rows.d;
-  dst[item * s.region + c + r * s.ld_s] = maybe_conj(v, s.conj);
+  dst[item * s.region + staged_at(s, r, c)] = maybe_conj(v, s.conj);
+}
+
+// N consecutive stored elements from e on (one 16-byte vector as loaded): the position is
+// decoded once and stepped, row by row, into the next column and the next item.
+template <class T, int N>
+__device__ __forceinline__ void store_staged_run(T* dst, const Staging<T>& s, std::uint32_t e,
+                                                 const Run<T, N>& x) {
+  if (s.dense) {
+#pragma unroll
+    for (int l = 0; l < N; ++l) dst[e + l] = maybe_conj(x.v[l], s.conj);
+    return;
+  }
+  const std::uint32_t item = s.per_item.div(e);
+  const std::uint32_t local = e - item * s.per_item.d;
+  std::uint32_t c = s.by_rows.div(local);
+  std::uint32_t r = local - c * s.by_rows.d;
+  std::uint32_t base = item * s.region;
+#pragma unroll
+  for (int l = 0; l < N; ++l) {
+    dst[base + staged_at(s, r, c)] = maybe_conj(x.v[l], s.conj);
+    if (++r == s.rows) {
+      r = 0;
+      if (++c == s.cols) {
+        c = 0;
+        base += s.region;
+      }
+    }
+  }
+}
+
+// How staging and the write of C are done (small_block):
+// - kLean: a 16-byte vector's position decoded once and stepped (store_staged_run), a contiguous
+//   range that stage_range does not take copied element by element with stepped positions
+//   (stage_range_by_element), C written column by column, each column's address formed once.
+// - kPerElement: every element's position decoded on its own, C's address formed per element.
+// Both give the same bits. kLean issues fewer instructions, and measured faster in the grouped
+// launch (f32 and f64, bench --grouped) and in the batch kernel's tiles up to 2 x 2 (f32
+// 1.03-1.06x geomean, f64 1.00-1.02x, c32 0.98-1.00x), but
+// slower in the batch kernel's 4 x 4 tile at n = 10..24 (f64 16^3: 0.81x; cuda-small shapes,
+// 2026-12-04), so the batch kernel keeps kPerElement there and for 8 x 8 (not measured).
+enum class Paths { kLean, kPerElement };
+
+template <class T, Paths P, int N>
+__device__ __forceinline__ void store_vector(T* dst, const Staging<T>& s, std::uint32_t e,
+                                             const Run<T, N>& x) {
+  if constexpr (P == Paths::kLean) {
+    store_staged_run(dst, s, e, x);
+  } else {
+#pragma unroll
+    for (int l = 0; l < N; ++l) store_staged(dst, s, e + l, x.v[l]);
+  }
 }
 
 // Copies `total` elements from one contiguous range (the block's items back to back) into shared
 // memory: a head of scalars up to the first 16-byte boundary, 16-byte vectors (four a thread in
 // flight), a tail of scalars. A start that is not a whole number of elements past a boundary
 // (c64 at 8 bytes) copies nothing and returns false.
-template <class T>
+template <class T, Paths P>
 __device__ bool stage_range(T* dst, const Staging<T>& s, const T* src, std::uint32_t total) {
   const std::uint32_t tid = threadIdx.x, nt = blockDim.x;
   constexpr std::uint32_t V = 16 / sizeof(T);
@@ -141,12 +202,55 @@ __device__ bool stage_range(T* dst, const Staging<T>& s, const T* src, std::uint
     for (int u = 0; u < 4; ++u) {
       const std::uint32_t w = w0 + u * nt;
       if (w >= vecs) break;
-#pragma unroll
-      for (std::uint32_t l = 0; l < V; ++l) store_staged(dst, s, h + w * V + l, x[u].v[l]);
+      store_vector<T, P>(dst, s, h + w * V, x[u]);
     }
   }
   for (std::uint32_t e = h + vecs * V + tid; e < total; e += nt) store_staged(dst, s, e, src[e]);
   return true;
+}
+
+// Copies `total` elements from one contiguous range (the block's items back to back) element by
+// element: thread t takes elements t, t + nt, ... (each load coalesced across the warp), IN_FLIGHT
+// loads a thread in flight. Each thread's position (item, column, row) is decoded once and then
+// stepped by nt with carries, not divided again per element.
+template <class T, int IN_FLIGHT>
+__device__ void stage_range_by_element(T* dst, const Staging<T>& s, const T* src,
+                                       std::uint32_t total) {
+  const std::uint32_t tid = threadIdx.x, nt = blockDim.x;
+  const std::uint32_t per = s.per_item.d, rows = s.by_rows.d, cols = s.cols;
+  std::uint32_t item = s.per_item.div(tid);
+  std::uint32_t c = s.by_rows.div(tid - item * per);
+  std::uint32_t r = tid - item * per - c * rows;
+  const std::uint32_t step_item = s.per_item.div(nt);
+  const std::uint32_t step_c = s.by_rows.div(nt - step_item * per);
+  const std::uint32_t step_r = nt - step_item * per - step_c * rows;
+  for (std::uint32_t e0 = tid; e0 < total; e0 += IN_FLIGHT * nt) {
+    T v[IN_FLIGHT];
+    std::uint32_t at[IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; ++u) {
+      const std::uint32_t e = e0 + u * nt;
+      if (e >= total) break;
+      v[u] = src[e];
+      at[u] = s.dense ? e : item * s.region + staged_at(s, r, c);
+      r += step_r;
+      c += step_c;
+      item += step_item;
+      if (r >= rows) {
+        r -= rows;
+        ++c;
+      }
+      if (c >= cols) {
+        c -= cols;
+        ++item;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; ++u) {
+      if (e0 + u * nt >= total) break;
+      dst[at[u]] = maybe_conj(v[u], s.conj);
+    }
+  }
 }
 
 // Copies the block's `items` items of one operand into shared memory, by the fastest of:
@@ -158,7 +262,7 @@ __device__ bool stage_range(T* dst, const Staging<T>& s, const T* src, std::uint
 // - element by element, IN_FLIGHT loads a thread at a time.
 // The block's threads check the pointers together (each thread one item; items <= threads), so
 // every branch is taken by the whole block.
-template <class T, int IN_FLIGHT>
+template <class T, int IN_FLIGHT, Paths P>
 __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items) {
   const std::uint32_t per = s.per_item.d;
   const std::uint32_t total = per * static_cast<std::uint32_t>(items);
@@ -170,8 +274,16 @@ __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items
         tid + 1 >= static_cast<std::uint32_t>(items) || ptrs[tid + 1] == ptrs[tid] + per;
     if (__syncthreads_and(next)) range = ptrs[0];
   }
-  if (range && stage_range(dst, s, range, total)) return;
-  if (s.item_runs) {
+  if constexpr (P == Paths::kLean) {
+    if (range) {
+      if (!s.by_element && stage_range<T, P>(dst, s, range, total)) return;
+      stage_range_by_element<T, IN_FLIGHT>(dst, s, range, total);
+      return;
+    }
+  } else {
+    if (range && stage_range<T, P>(dst, s, range, total)) return;
+  }
+  if (s.item_runs && !s.by_element) {
     const bool aligned = tid >= static_cast<std::uint32_t>(items) ||
                          reinterpret_cast<std::uintptr_t>(ptrs[tid]) % 16 == 0;
     if (__syncthreads_and(aligned && s.vec_items)) {
@@ -192,8 +304,7 @@ __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items
 #pragma unroll
         for (int u = 0; u < IN_FLIGHT; ++u) {
           if (w0 + u * nt >= vecs) break;
-#pragma unroll
-          for (std::uint32_t l = 0; l < V; ++l) store_staged(dst, s, at[u] + l, x[u].v[l]);
+          store_vector<T, P>(dst, s, at[u], x[u]);
         }
       }
       return;
@@ -218,7 +329,7 @@ __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items
       const std::uint32_t r = local - c * s.rows;
       const T* x = s.array ? s.array[item0 + item] : s.base + (item0 + item) * s.stride;
       v[u] = x[r + static_cast<std::int64_t>(c) * s.ld];
-      at[u] = s.to_op ? item * s.region + c + r * s.ld_s : e;
+      at[u] = s.dense ? e : item * s.region + staged_at(s, r, c);
     }
 #pragma unroll
     for (int u = 0; u < IN_FLIGHT; ++u) {
@@ -245,9 +356,89 @@ constexpr int kMinBlocks = TILE <= 2 && std::is_same_v<T, float>                
                            : TILE <= 4 && sizeof(T) <= 8                        ? 2
                                                                                 : 1;
 
+// How the staged operands are laid out (products()): by rows of op(A) and columns of op(B)
+// (kByRows, the batch kernel), or along k (kAlongK, the grouped launch).
+enum class Layout { kByRows, kAlongK };
+
+// One thread's T x T products over k, the staged operands read in the layout L names:
+// - kByRows: op(A) as i + q * lda_s, op(B) as j + q * ldb_s. Each k step reads 2T scalars
+//   whose addresses each advance by a runtime stride (an address add per load).
+// - kAlongK: op(A) as q + i * lda_s, op(B) as q + j * ldb_s, k consecutive. V consecutive k
+//   of a row of op(A) (lda_s a multiple of V) are one 16-byte load, and of a column of op(B)
+//   where ldb_s is a multiple of V too (else V scalar loads at fixed offsets); a k step costs
+//   2T / V loads and no address arithmetic of its own.
+// Either way each element of C is the same multiply-adds in the same order (q ascending).
+template <class T, int TILE, Layout L>
+__device__ __forceinline__ void products(const T* a, const T* b, const int (&ia)[TILE],
+                                         const int (&jb)[TILE], int lda_s, int ldb_s, int k,
+                                         T (&acc)[TILE][TILE]) {
+  if constexpr (L == Layout::kByRows) {
+#pragma unroll 4
+    for (int q = 0; q < k; ++q) {
+      T x[TILE], y[TILE];
+#pragma unroll
+      for (int u = 0; u < TILE; ++u) x[u] = a[ia[u] + q * lda_s];
+#pragma unroll
+      for (int v = 0; v < TILE; ++v) y[v] = b[jb[v] + q * ldb_s];
+#pragma unroll
+      for (int u = 0; u < TILE; ++u)
+#pragma unroll
+        for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
+    }
+  } else {
+    constexpr int V = kRunLength<T>;
+    const T* pa[TILE];
+    const T* pb[TILE];
+#pragma unroll
+    for (int u = 0; u < TILE; ++u) {
+      pa[u] = a + ia[u] * lda_s;
+      pb[u] = b + jb[u] * ldb_s;
+    }
+    // A's V k steps are held, B's a column at a time (registers: f64's 4 x 4 tile keeps three
+    // blocks a multiprocessor without spilling).
+    int q = 0;
+    if (ldb_s % V == 0) {
+      for (; q + V <= k; q += V) {
+        Run<T, V> x[TILE];
+#pragma unroll
+        for (int u = 0; u < TILE; ++u) x[u] = *reinterpret_cast<const Run<T, V>*>(pa[u] + q);
+#pragma unroll
+        for (int v = 0; v < TILE; ++v) {
+          const Run<T, V> y = *reinterpret_cast<const Run<T, V>*>(pb[v] + q);
+#pragma unroll
+          for (int w = 0; w < V; ++w)
+#pragma unroll
+            for (int u = 0; u < TILE; ++u) acc[u][v] = Ops<T>::fma(x[u].v[w], y.v[w], acc[u][v]);
+        }
+      }
+    } else {
+      for (; q + V <= k; q += V) {
+        Run<T, V> x[TILE];
+#pragma unroll
+        for (int u = 0; u < TILE; ++u) x[u] = *reinterpret_cast<const Run<T, V>*>(pa[u] + q);
+#pragma unroll
+        for (int v = 0; v < TILE; ++v) {
+#pragma unroll
+          for (int w = 0; w < V; ++w) {
+            const T y = pb[v][q + w];
+#pragma unroll
+            for (int u = 0; u < TILE; ++u) acc[u][v] = Ops<T>::fma(x[u].v[w], y, acc[u][v]);
+          }
+        }
+      }
+    }
+    for (; q < k; ++q) {
+#pragma unroll
+      for (int u = 0; u < TILE; ++u)
+#pragma unroll
+        for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::fma(pa[u][q], pb[v][q], acc[u][v]);
+    }
+  }
+}
+
 // One block's work: the `items` items from item0 on (fewer at the batch's end), staged, multiplied
 // and written. Shared by the batch kernel and the grouped one, so both give the same bits.
-template <class T, int TILE, int IN_FLIGHT>
+template <class T, int TILE, int IN_FLIGHT, Layout L, Paths P>
 __device__ __forceinline__ void small_block(const SmallArgs<T>& args, T* const as,
                                             std::int64_t item0) {
   const Args<T>& p = args.p;
@@ -259,7 +450,6 @@ __device__ __forceinline__ void small_block(const SmallArgs<T>& args, T* const a
   const int slot = static_cast<int>(threadIdx.x) / per;
   const int ti = (static_cast<int>(threadIdx.x) % per) % args.side_i;
   const int tj = (static_cast<int>(threadIdx.x) % per) / args.side_i;
-  const int lda_s = static_cast<int>(sa.ld_s), ldb_s = static_cast<int>(sb.ld_s);
   constexpr bool kPrefetchC = TILE <= 2;
 
   const int items = static_cast<int>(p.batch - item0 < args.items ? p.batch - item0 : args.items);
@@ -279,36 +469,25 @@ __device__ __forceinline__ void small_block(const SmallArgs<T>& args, T* const a
       }
     }
   }
-  stage<T, IN_FLIGHT>(as, sa, item0, items);
-  stage<T, IN_FLIGHT>(bs, sb, item0, items);
+  stage<T, IN_FLIGHT, P>(as, sa, item0, items);
+  stage<T, IN_FLIGHT, P>(bs, sb, item0, items);
   __syncthreads();
-  if (mine) {
-    const T* a = as + slot * sa.region;
-    const T* b = bs + slot * sb.region;
-    int ia[TILE], jb[TILE];
+  if (!mine) return;
+  int ia[TILE], jb[TILE];
 #pragma unroll
-    for (int u = 0; u < TILE; ++u) {
-      const int i = ti + u * args.side_i, j = tj + u * args.side_j;
-      ia[u] = i < m ? i : m - 1;  // clamped: reads stay inside the item
-      jb[u] = j < n ? j : n - 1;
-    }
-    T acc[TILE][TILE];
+  for (int u = 0; u < TILE; ++u) {
+    const int i = ti + u * args.side_i, j = tj + u * args.side_j;
+    ia[u] = i < m ? i : m - 1;  // clamped: reads stay inside the item
+    jb[u] = j < n ? j : n - 1;
+  }
+  T acc[TILE][TILE];
 #pragma unroll
-    for (int u = 0; u < TILE; ++u)
+  for (int u = 0; u < TILE; ++u)
 #pragma unroll
-      for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::zero();
-#pragma unroll 4
-    for (int q = 0; q < k; ++q) {
-      T x[TILE], y[TILE];
-#pragma unroll
-      for (int u = 0; u < TILE; ++u) x[u] = a[ia[u] + q * lda_s];
-#pragma unroll
-      for (int v = 0; v < TILE; ++v) y[v] = b[jb[v] + q * ldb_s];
-#pragma unroll
-      for (int u = 0; u < TILE; ++u)
-#pragma unroll
-        for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
-    }
+    for (int v = 0; v < TILE; ++v) acc[u][v] = Ops<T>::zero();
+  products<T, TILE, L>(as + slot * sa.region, bs + slot * sb.region, ia, jb,
+                       static_cast<int>(sa.ld_s), static_cast<int>(sb.ld_s), k, acc);
+  if constexpr (P == Paths::kPerElement) {
 #pragma unroll
     for (int v = 0; v < TILE; ++v) {
       const int j = tj + v * args.side_j;
@@ -328,6 +507,44 @@ __device__ __forceinline__ void small_block(const SmallArgs<T>& args, T* const a
         }
       }
     }
+    return;
+  }
+  // The tile's rows and columns of C that exist; a column's address is formed once.
+  const T alpha = p.alpha;
+  const std::int64_t ldc = p.c.ld;
+  bool row[TILE];
+#pragma unroll
+  for (int u = 0; u < TILE; ++u) row[u] = ti + u * args.side_i < m;
+  if (p.beta_zero) {
+#pragma unroll
+    for (int v = 0; v < TILE; ++v) {
+      const int j = tj + v * args.side_j;
+      if (j >= n) break;
+      T* const col = c + j * ldc + ti;
+#pragma unroll
+      for (int u = 0; u < TILE; ++u) {
+        if (row[u]) col[u * args.side_i] = Ops<T>::mul(alpha, acc[u][v]);
+      }
+    }
+    return;
+  }
+  const T beta = p.beta;
+#pragma unroll
+  for (int v = 0; v < TILE; ++v) {
+    const int j = tj + v * args.side_j;
+    if (j >= n) break;
+    T* const col = c + j * ldc + ti;
+#pragma unroll
+    for (int u = 0; u < TILE; ++u) {
+      if (!row[u]) continue;
+      T* const out = col + u * args.side_i;
+      const T ab = Ops<T>::mul(alpha, acc[u][v]);
+      if constexpr (kPrefetchC) {
+        *out = Ops<T>::fma(beta, cprev[u][v], ab);
+      } else {
+        *out = Ops<T>::fma(beta, *out, ab);
+      }
+    }
   }
 }
 
@@ -337,20 +554,45 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TILE>) small_kernel(Sm
   T* const as = reinterpret_cast<T*>(smem_raw);
   const std::int64_t groups = (args.p.batch + args.items - 1) / args.items;
   for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
-    small_block<T, TILE, 1>(args, as, g * args.items);
+    small_block<T, TILE, 1, Layout::kByRows, TILE <= 2 ? Paths::kLean : Paths::kPerElement>(
+        args, as, g * args.items);
     __syncthreads();  // the next group overwrites the staged operands
   }
 }
 
-// op(A) is m x k, staged as i + q * lda_s: stored N (m x k) as is, stored T or C (k x m)
-// transposed. op(B) is staged as j + q * ldb_s: stored N (k x n) transposed, stored T or C
-// (n x k) as is. A transposing stage gets an odd leading dimension.
+// The least multiple of V whose quotient by V is odd, at least k: rows of that many elements
+// start on 16-byte boundaries, and eight consecutive rows' 16-byte loads meet no bank twice.
+inline std::uint32_t along_k_ld(std::int64_t k, std::uint32_t v) {
+  const auto units = static_cast<std::uint32_t>((k + v - 1) / v);
+  return v * (units | 1);
+}
+
+// One operand's staging. op_rows is m for A, n for B; `op_first`: the operand's stored rows
+// run along op_rows (A stored N, B stored T or C).
+// - kByRows: op(X) staged as r + q * ld_s (r along op_rows): as stored where op_first (ld_s =
+//   op_rows), else transposed with an odd ld_s, so the scattered stores do not pile onto one bank.
+// - kAlongK: op(X) staged as q + r * ld_s: as stored where !op_first, with ld_s = k for B (its
+//   loads are mostly broadcasts) and along_k_ld for A (rows read side by side), else
+//   transposed with along_k_ld. Transposing stores from 16-byte vectors meet 16-way bank
+//   conflicts at that ld_s (a thread's four elements are four rows, all on one bank group), so a
+//   transposed operand is staged element by element (4-way, as kByRows's vectors), except where
+//   the launch finds the conflicts cheaper (launch_fused_tile).
 template <class T>
-Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op, bool transpose,
-                   std::int64_t op_rows, std::int64_t k, std::int64_t batch) {
+Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op, bool op_first,
+                   std::int64_t op_rows, std::int64_t k, std::int64_t batch, Layout layout,
+                   bool is_a) {
   const auto r = static_cast<std::uint32_t>(rows), c = static_cast<std::uint32_t>(cols);
-  const auto ld_s = static_cast<std::uint32_t>(transpose ? op_rows | 1 : op_rows);
   constexpr std::uint32_t V = 16 / sizeof(T);
+  const bool along_k = layout == Layout::kAlongK;
+  const bool transpose = along_k ? op_first : !op_first;
+  std::uint32_t ld_s = 0, region = 0;
+  if (along_k) {
+    ld_s = transpose || is_a ? along_k_ld(k, V) : static_cast<std::uint32_t>(k);
+    region = ld_s * static_cast<std::uint32_t>(op_rows);
+  } else {
+    ld_s = static_cast<std::uint32_t>(transpose ? op_rows | 1 : op_rows);
+    region = ld_s * static_cast<std::uint32_t>(k);
+  }
   const bool item_runs = o.array && o.ld == rows;
   const bool vec_items = item_runs && (r * c) % V == 0;
   return Staging<T>{static_cast<const T*>(o.base),
@@ -360,7 +602,7 @@ Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op
                     r,
                     c,
                     ld_s,
-                    ld_s * static_cast<std::uint32_t>(k),
+                    region,
                     Divisor::of(r * c),
                     Divisor::of(r),
                     Divisor::of(vec_items ? r * c / V : 1),
@@ -368,7 +610,21 @@ Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op
                     item_runs,
                     vec_items,
                     op == Op::C,
-                    transpose};
+                    transpose,
+                    !transpose && ld_s == r,
+                    along_k && transpose};
+}
+
+template <class T>
+Staging<T> staging_a(const Problem& p, Layout layout) {
+  return staging<T>(p.a, p.rows_a(), p.cols_a(), p.ta, p.ta == Op::N, p.m, p.k, p.batch, layout,
+                    true);
+}
+
+template <class T>
+Staging<T> staging_b(const Problem& p, Layout layout) {
+  return staging<T>(p.b, p.rows_b(), p.cols_b(), p.tb, p.tb != Op::N, p.n, p.k, p.batch, layout,
+                    false);
 }
 
 // How a launch packs items: threads per item along each side, items per block, shared bytes.
@@ -378,11 +634,16 @@ struct Packing {
 };
 
 template <class T>
-Packing packing(const Problem& p, int tile) {
+Packing packing(const Problem& p, int tile, Layout layout) {
   Packing k{};
   k.side_i = static_cast<int>((p.m + tile - 1) / tile);
   k.side_j = static_cast<int>((p.n + tile - 1) / tile);
-  const std::size_t region = (static_cast<std::size_t>(p.m | 1) + (p.n | 1)) * p.k * sizeof(T);
+  // kByRows reserves odd leading dimensions for both operands, whichever is transposed.
+  const std::size_t region =
+      (layout == Layout::kByRows ? (static_cast<std::size_t>(p.m | 1) + (p.n | 1)) * p.k
+                                 : static_cast<std::size_t>(staging_a<T>(p, layout).region) +
+                                       staging_b<T>(p, layout).region) *
+      sizeof(T);
   std::size_t items = kThreads / (k.side_i * k.side_j);
   const std::size_t fit = region ? kBlockSharedBytes / region : items;
   if (items > fit) items = fit > 0 ? fit : 1;
@@ -394,10 +655,10 @@ Packing packing(const Problem& p, int tile) {
 
 template <class T, int S, int TILE>
 void launch_small(const Problem& p, const CudaExec& exec) {
-  const Packing pk = packing<T>(p, TILE);
+  const Packing pk = packing<T>(p, TILE, Layout::kByRows);
   SmallArgs<T> args{make_args<T>(p),
-                    staging<T>(p.a, p.rows_a(), p.cols_a(), p.ta, p.ta != Op::N, p.m, p.k, p.batch),
-                    staging<T>(p.b, p.rows_b(), p.cols_b(), p.tb, p.tb == Op::N, p.n, p.k, p.batch),
+                    staging_a<T>(p, Layout::kByRows),
+                    staging_b<T>(p, Layout::kByRows),
                     pk.items,
                     pk.side_i,
                     pk.side_j};
@@ -417,6 +678,14 @@ void launch_small(const Problem& p, const CudaExec& exec) {
 // launches are chained (let_the_next_launch_start below). One kernel per scalar and tile (12).
 constexpr int kFusedGroups = 64;
 
+// How the grouped launch stages its operands (staging()): along k for f32, so its k steps
+// read 16-byte runs (bench/results/h200/README.md, "Grouped batches": 88 M -> 75 M instructions
+// for the f32 uniform mix's 4 x 4 launch at 10^4 items). f64 stays by rows: its 4 x 4 tile
+// spills in the loop at three blocks a multiprocessor with A's runs in registers. c32 and c64
+// stay by rows until a complex grouped workload measures the change (bench --grouped has none).
+template <class T>
+constexpr Layout kGroupedLayout = std::is_same_v<T, float> ? Layout::kAlongK : Layout::kByRows;
+
 template <class T>
 struct FusedTable {
   SmallArgs<T> group[kFusedGroups];
@@ -427,9 +696,12 @@ struct FusedTable {
 // Blocks a multiprocessor holds at least: for the real scalars four (64 registers a thread), but
 // three (80) for f64's 4 x 4 tile; the complex ones as the batch kernel (c32 spills at four).
 // The grouped launch's staging waits on loads (ncu: L1TEX the first stall reason, 1.5 eligible
-// warps a scheduler), so more warps hide more of it; none of these spills.
+// warps a scheduler), so more warps hide more of it. None spills in its loop (f32's 4 x 4 tile
+// keeps one register in local memory across it); f32's 4 x 4 at three blocks (80 registers, its
+// k steps' loads all issued ahead) measured 8% slower, 2026-12-04.
 template <class T, int TILE>
-constexpr int kGroupedMinBlocks = std::is_same_v<T, float> || (std::is_same_v<T, double> && TILE <= 2)
+constexpr int kGroupedMinBlocks = std::is_same_v<T, float> ||
+                                          (std::is_same_v<T, double> && TILE <= 2)
                                       ? 4
                                   : std::is_same_v<T, double> ? 3
                                                               : kMinBlocks<T, TILE>;
@@ -473,7 +745,7 @@ __global__ void __launch_bounds__(kThreads, kGroupedMinBlocks<T, TILE>)
   }
   const SmallArgs<T>& args = table.group[lo];
   const std::int64_t item0 = static_cast<std::int64_t>(block - table.first_block[lo]) * args.items;
-  small_block<T, TILE, 4>(args, as, item0);
+  small_block<T, TILE, 4, kGroupedLayout<T>, Paths::kLean>(args, as, item0);
   wait_for_the_launch_before();
 }
 
@@ -493,7 +765,7 @@ template <class T, int TILE>
 void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec, bool& chained) {
   static_assert(sizeof(FusedTable<T>) <= kMaxParameterBytes);
   auto block_work = [](const Problem* p) {
-    const Packing pk = packing<T>(*p, TILE);
+    const Packing pk = packing<T>(*p, TILE, kGroupedLayout<T>);
     return static_cast<double>(pk.items) * static_cast<double>(p->m * p->n * p->k);
   };
   std::stable_sort(groups.begin(), groups.end(), [&](const Problem* x, const Problem* y) {
@@ -507,16 +779,23 @@ void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec,
     std::size_t shared = 0;
     while (g < groups.size() && table.count < kFusedGroups) {
       const Problem& p = *groups[g];
-      const Packing pk = packing<T>(p, TILE);
+      const Packing pk = packing<T>(p, TILE, kGroupedLayout<T>);
       const std::int64_t mine = (p.batch + pk.items - 1) / pk.items;
       if (table.count > 0 && blocks + mine > kGridX) break;
-      table.group[table.count] = SmallArgs<T>{
-          make_args<T>(p),
-          staging<T>(p.a, p.rows_a(), p.cols_a(), p.ta, p.ta != Op::N, p.m, p.k, p.batch),
-          staging<T>(p.b, p.rows_b(), p.cols_b(), p.tb, p.tb == Op::N, p.n, p.k, p.batch),
-          pk.items,
-          pk.side_i,
-          pk.side_j};
+      SmallArgs<T>& args = table.group[table.count];
+      args = SmallArgs<T>{make_args<T>(p),
+                          staging_a<T>(p, kGroupedLayout<T>),
+                          staging_b<T>(p, kGroupedLayout<T>),
+                          pk.items,
+                          pk.side_i,
+                          pk.side_j};
+      if constexpr (TILE == 4) {
+        // 4 x 4 tiles' items are mostly products: a transposed operand's 16-byte loads with
+        // 16-way conflicted stores measured 5% faster there than element by element (f32
+        // uniform mix, 10^4 items, 125.4 -> 119.0 us); the smaller tiles' items are mostly
+        // staging, which the conflicts would take over.
+        args.a.by_element = args.b.by_element = false;
+      }
       table.first_block[table.count] = static_cast<std::uint32_t>(blocks);
       ++table.count;
       blocks += mine;
@@ -592,8 +871,9 @@ class Small final : public Candidate {
     if (p.m > config_.s || p.n > config_.s || p.k > config_.s) {
       return Verdict::no("max(m, n, k) is over this configuration's size bound s");
     }
-    const std::size_t shared =
-        dispatch(p.dtype, [&]<class H>() { return packing<device_t<H>>(p, config_.t).shared; });
+    const std::size_t shared = dispatch(p.dtype, [&]<class H>() {
+      return packing<device_t<H>>(p, config_.t, Layout::kByRows).shared;
+    });
     if (shared > kMaxShared) return Verdict::no("needs more shared memory than a block can have");
     return Verdict::yes();
   }
