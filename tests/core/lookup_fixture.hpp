@@ -1,6 +1,6 @@
 // A CPU table written inline, for the tests of the look-up between rows (predict_test.cpp,
 // model_test.cpp): rows parsed, validated against the CPU backend and indexed, f32 N N packed
-// keys, and the spellings a look-up walks.
+// keys, and the spellings a look-up walks, by the selection S unless told another.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 
 namespace gemmroute::test {
 
+template <Selector S>
 class LookupFixture : public ::testing::Test {
  protected:
   void SetUp() override { backend_ = make_backend(Device::cpu()); }
@@ -37,7 +38,7 @@ class LookupFixture : public ::testing::Test {
   }
 
   // The walk's spellings, in order.
-  static std::vector<std::string> walk(const Table& t, const Key& k, Selector s) {
+  static std::vector<std::string> walk(const Table& t, const Key& k, Selector s = S) {
     Lookup l = look_up(t, k, s);
     std::vector<std::string> out;
     for (std::size_t i = 0; i < l.size(); ++i) out.push_back(l.entry(t, i).spelling);

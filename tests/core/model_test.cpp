@@ -19,11 +19,7 @@ namespace {
 
 // The CPU backend: its vendor default for f32 is openblas, and its reach keeps rows to their own
 // forms and layout (the CUDA backend's form step is tested through the shipped tables).
-class ModelTest : public test::LookupFixture {
- protected:
-  using LookupFixture::walk;
-  static W walk(const Table& t, const Key& k) { return walk(t, k, Selector::model); }
-};
+using ModelTest = test::LookupFixture<Selector::model>;
 
 // Rows on a line of batches: cpu.small costs 1 us a call plus 1 us per 64 items, openblas 10 us
 // plus 0.25 us per 64 items (times linear in the bytes, as the trend's terms are). At 64 and 640

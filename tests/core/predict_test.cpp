@@ -35,11 +35,7 @@ void operator delete(void* p, std::size_t) noexcept {
 namespace gemmroute {
 namespace {
 
-class PredictTest : public test::LookupFixture {
- protected:
-  using LookupFixture::walk;
-  static W walk(const Table& t, const Key& k) { return walk(t, k, Selector::predict); }
-};
+using PredictTest = test::LookupFixture<Selector::predict>;
 
 // Between a row where cpu.small wins by 1% and a far one where openblas wins by 2x, nearest
 // inherits the near row's winner; the prediction weighs both and sees openblas ahead.
