@@ -567,6 +567,30 @@ inline std::uint32_t along_k_ld(std::int64_t k, std::uint32_t v) {
   return v * (units | 1);
 }
 
+// One operand's staged shape: whether staging transposes it, its staged leading dimension and
+// its elements per item (as staging() below). No divisions: packing() asks for it per group and call.
+struct StagedShape {
+  bool transpose;
+  std::uint32_t ld_s, region;
+};
+
+template <class T>
+StagedShape staged_shape(bool op_first, std::int64_t op_rows, std::int64_t k, Layout layout,
+                         bool is_a) {
+  constexpr std::uint32_t V = 16 / sizeof(T);
+  StagedShape out{};
+  if (layout == Layout::kAlongK) {
+    out.transpose = op_first;
+    out.ld_s = out.transpose || is_a ? along_k_ld(k, V) : static_cast<std::uint32_t>(k);
+    out.region = out.ld_s * static_cast<std::uint32_t>(op_rows);
+  } else {
+    out.transpose = !op_first;
+    out.ld_s = static_cast<std::uint32_t>(out.transpose ? op_rows | 1 : op_rows);
+    out.region = out.ld_s * static_cast<std::uint32_t>(k);
+  }
+  return out;
+}
+
 // One operand's staging. op_rows is m for A, n for B; `op_first`: the operand's stored rows
 // run along op_rows (A stored N, B stored T or C).
 // - kByRows: op(X) staged as r + q * ld_s (r along op_rows): as stored where op_first (ld_s =
@@ -584,15 +608,7 @@ Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op
   const auto r = static_cast<std::uint32_t>(rows), c = static_cast<std::uint32_t>(cols);
   constexpr std::uint32_t V = 16 / sizeof(T);
   const bool along_k = layout == Layout::kAlongK;
-  const bool transpose = along_k ? op_first : !op_first;
-  std::uint32_t ld_s = 0, region = 0;
-  if (along_k) {
-    ld_s = transpose || is_a ? along_k_ld(k, V) : static_cast<std::uint32_t>(k);
-    region = ld_s * static_cast<std::uint32_t>(op_rows);
-  } else {
-    ld_s = static_cast<std::uint32_t>(transpose ? op_rows | 1 : op_rows);
-    region = ld_s * static_cast<std::uint32_t>(k);
-  }
+  const auto [transpose, ld_s, region] = staged_shape<T>(op_first, op_rows, k, layout, is_a);
   const bool item_runs = o.array && o.ld == rows;
   const bool vec_items = item_runs && (r * c) % V == 0;
   return Staging<T>{static_cast<const T*>(o.base),
@@ -640,9 +656,11 @@ Packing packing(const Problem& p, int tile, Layout layout) {
   k.side_j = static_cast<int>((p.n + tile - 1) / tile);
   // kByRows reserves odd leading dimensions for both operands, whichever is transposed.
   const std::size_t region =
-      (layout == Layout::kByRows ? (static_cast<std::size_t>(p.m | 1) + (p.n | 1)) * p.k
-                                 : static_cast<std::size_t>(staging_a<T>(p, layout).region) +
-                                       staging_b<T>(p, layout).region) *
+      (layout == Layout::kByRows
+           ? (static_cast<std::size_t>(p.m | 1) + (p.n | 1)) * p.k
+           : static_cast<std::size_t>(
+                 staged_shape<T>(p.ta == Op::N, p.m, p.k, layout, true).region) +
+                 staged_shape<T>(p.tb != Op::N, p.n, p.k, layout, false).region) *
       sizeof(T);
   std::size_t items = kThreads / (k.side_i * k.side_j);
   const std::size_t fit = region ? kBlockSharedBytes / region : items;
@@ -764,13 +782,17 @@ int fused_tile(const Problem& p) {
 template <class T, int TILE>
 void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec, bool& chained) {
   static_assert(sizeof(FusedTable<T>) <= kMaxParameterBytes);
-  auto block_work = [](const Problem* p) {
+  // Each group's work a block, computed once (not at every comparison of the sort).
+  std::vector<std::pair<double, const Problem*>> by_work;
+  by_work.reserve(groups.size());
+  for (const Problem* p : groups) {
     const Packing pk = packing<T>(*p, TILE, kGroupedLayout<T>);
-    return static_cast<double>(pk.items) * static_cast<double>(p->m * p->n * p->k);
-  };
-  std::stable_sort(groups.begin(), groups.end(), [&](const Problem* x, const Problem* y) {
-    return block_work(x) > block_work(y);
-  });
+    by_work.emplace_back(static_cast<double>(pk.items) * static_cast<double>(p->m * p->n * p->k),
+                         p);
+  }
+  std::stable_sort(by_work.begin(), by_work.end(),
+                   [](const auto& x, const auto& y) { return x.first > y.first; });
+  for (std::size_t i = 0; i < groups.size(); ++i) groups[i] = by_work[i].second;
   auto kernel = grouped_kernel<T, TILE>;
   std::size_t g = 0;
   while (g < groups.size()) {
