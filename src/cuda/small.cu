@@ -111,6 +111,19 @@ __device__ __forceinline__ std::uint32_t staged_at(const Staging<T>& s, std::uin
   return s.to_op ? c + r * s.ld_s : r + c * s.ld_s;
 }
 
+// Where element e of the block's range as stored lies: its item, then its column and row there.
+struct Position {
+  std::uint32_t item, c, r;
+};
+
+template <class T>
+__device__ __forceinline__ Position position(const Staging<T>& s, std::uint32_t e) {
+  const std::uint32_t item = s.per_item.div(e);
+  const std::uint32_t local = e - item * s.per_item.d;
+  const std::uint32_t c = s.by_rows.div(local);
+  return {item, c, local - c * s.by_rows.d};
+}
+
 template <class T>
 __device__ __forceinline__ void store_staged(T* dst, const Staging<T>& s, std::uint32_t e, T v) {
   // e indexes the block's range as stored: item, then column-major within the item.
@@ -118,11 +131,8 @@ __device__ __forceinline__ void store_staged(T* dst, const Staging<T>& s, std::u
     dst[e] = maybe_conj(v, s.conj);  // region == rows * cols: the layouts agree
     return;
   }
-  const std::uint32_t item = s.per_item.div(e);
-  const std::uint32_t local = e - item * s.per_item.d;
-  const std::uint32_t c = s.by_rows.div(local);
-  const std::uint32_t r = local - c * s.by_rows.d;
-  dst[item * s.region + staged_at(s, r, c)] = maybe_conj(v, s.conj);
+  const Position at = position(s, e);
+  dst[at.item * s.region + staged_at(s, at.r, at.c)] = maybe_conj(v, s.conj);
 }
 
 // N consecutive stored elements from e on (one 16-byte vector as loaded): the position is
@@ -135,10 +145,7 @@ __device__ __forceinline__ void store_staged_run(T* dst, const Staging<T>& s, st
     for (int l = 0; l < N; ++l) dst[e + l] = maybe_conj(x.v[l], s.conj);
     return;
   }
-  const std::uint32_t item = s.per_item.div(e);
-  const std::uint32_t local = e - item * s.per_item.d;
-  std::uint32_t c = s.by_rows.div(local);
-  std::uint32_t r = local - c * s.by_rows.d;
+  auto [item, c, r] = position(s, e);
   std::uint32_t base = item * s.region;
 #pragma unroll
   for (int l = 0; l < N; ++l) {
@@ -217,13 +224,9 @@ template <class T, int IN_FLIGHT>
 __device__ void stage_range_by_element(T* dst, const Staging<T>& s, const T* src,
                                        std::uint32_t total) {
   const std::uint32_t tid = threadIdx.x, nt = blockDim.x;
-  const std::uint32_t per = s.per_item.d, rows = s.by_rows.d, cols = s.cols;
-  std::uint32_t item = s.per_item.div(tid);
-  std::uint32_t c = s.by_rows.div(tid - item * per);
-  std::uint32_t r = tid - item * per - c * rows;
-  const std::uint32_t step_item = s.per_item.div(nt);
-  const std::uint32_t step_c = s.by_rows.div(nt - step_item * per);
-  const std::uint32_t step_r = nt - step_item * per - step_c * rows;
+  const std::uint32_t rows = s.rows, cols = s.cols;
+  auto [item, c, r] = position(s, tid);
+  const Position step = position(s, nt);
   for (std::uint32_t e0 = tid; e0 < total; e0 += IN_FLIGHT * nt) {
     T v[IN_FLIGHT];
     std::uint32_t at[IN_FLIGHT];
@@ -233,9 +236,9 @@ __device__ void stage_range_by_element(T* dst, const Staging<T>& s, const T* src
       if (e >= total) break;
       v[u] = src[e];
       at[u] = s.dense ? e : item * s.region + staged_at(s, r, c);
-      r += step_r;
-      c += step_c;
-      item += step_item;
+      r += step.r;
+      c += step.c;
+      item += step.item;
       if (r >= rows) {
         r -= rows;
         ++c;
@@ -323,10 +326,7 @@ __device__ void stage(T* dst, const Staging<T>& s, std::int64_t item0, int items
     for (int u = 0; u < IN_FLIGHT; ++u) {
       const std::uint32_t e = e0 + u * nt;
       if (e >= total) break;
-      const std::uint32_t item = s.per_item.div(e);
-      const std::uint32_t local = e - item * per;
-      const std::uint32_t c = s.by_rows.div(local);
-      const std::uint32_t r = local - c * s.rows;
+      const auto [item, c, r] = position(s, e);
       const T* x = s.array ? s.array[item0 + item] : s.base + (item0 + item) * s.stride;
       v[u] = x[r + static_cast<std::int64_t>(c) * s.ld];
       at[u] = s.dense ? e : item * s.region + staged_at(s, r, c);
@@ -568,7 +568,8 @@ inline std::uint32_t along_k_ld(std::int64_t k, std::uint32_t v) {
 }
 
 // One operand's staged shape: whether staging transposes it, its staged leading dimension and
-// its elements per item (as staging() below). No divisions: packing() asks for it per group and call.
+// its elements per item (as staging() below). No divisions: packing() asks for it per group and
+// call.
 struct StagedShape {
   bool transpose;
   std::uint32_t ld_s, region;
@@ -598,16 +599,15 @@ StagedShape staged_shape(bool op_first, std::int64_t op_rows, std::int64_t k, La
 // - kAlongK: op(X) staged as q + r * ld_s: as stored where !op_first, with ld_s = k for B (its
 //   loads are mostly broadcasts) and along_k_ld for A (rows read side by side), else
 //   transposed with along_k_ld. Transposing stores from 16-byte vectors meet 16-way bank
-//   conflicts at that ld_s (a thread's four elements are four rows, all on one bank group), so a
-//   transposed operand is staged element by element (4-way, as kByRows's vectors), except where
-//   the launch finds the conflicts cheaper (launch_fused_tile).
+//   conflicts at that ld_s (a thread's four elements are four rows, all on one bank group);
+//   `by_element` stages a transposed operand element by element instead (4-way, as kByRows's
+//   vectors), where the launch finds that cheaper (launch_fused_tile).
 template <class T>
 Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op, bool op_first,
                    std::int64_t op_rows, std::int64_t k, std::int64_t batch, Layout layout,
-                   bool is_a) {
+                   bool is_a, bool by_element) {
   const auto r = static_cast<std::uint32_t>(rows), c = static_cast<std::uint32_t>(cols);
   constexpr std::uint32_t V = 16 / sizeof(T);
-  const bool along_k = layout == Layout::kAlongK;
   const auto [transpose, ld_s, region] = staged_shape<T>(op_first, op_rows, k, layout, is_a);
   const bool item_runs = o.array && o.ld == rows;
   const bool vec_items = item_runs && (r * c) % V == 0;
@@ -628,19 +628,19 @@ Staging<T> staging(const Operand& o, std::int64_t rows, std::int64_t cols, Op op
                     op == Op::C,
                     transpose,
                     !transpose && ld_s == r,
-                    along_k && transpose};
+                    by_element && transpose};
 }
 
 template <class T>
-Staging<T> staging_a(const Problem& p, Layout layout) {
+Staging<T> staging_a(const Problem& p, Layout layout, bool by_element = false) {
   return staging<T>(p.a, p.rows_a(), p.cols_a(), p.ta, p.ta == Op::N, p.m, p.k, p.batch, layout,
-                    true);
+                    true, by_element);
 }
 
 template <class T>
-Staging<T> staging_b(const Problem& p, Layout layout) {
+Staging<T> staging_b(const Problem& p, Layout layout, bool by_element = false) {
   return staging<T>(p.b, p.rows_b(), p.cols_b(), p.tb, p.tb != Op::N, p.n, p.k, p.batch, layout,
-                    false);
+                    false, by_element);
 }
 
 // How a launch packs items: threads per item along each side, items per block, shared bytes.
@@ -793,6 +793,10 @@ void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec,
   std::stable_sort(by_work.begin(), by_work.end(),
                    [](const auto& x, const auto& y) { return x.first > y.first; });
   for (std::size_t i = 0; i < groups.size(); ++i) groups[i] = by_work[i].second;
+  // Along k, a transposed operand is staged element by element below 4 x 4 tiles, whose items
+  // are mostly staging; 4 x 4 tiles' items are mostly products, and there its 16-byte loads with
+  // 16-way conflicted stores measured 5% faster (f32 uniform mix, 10^4 items, 125.4 -> 119.0 us).
+  constexpr bool by_element = kGroupedLayout<T> == Layout::kAlongK && TILE < 4;
   auto kernel = grouped_kernel<T, TILE>;
   std::size_t g = 0;
   while (g < groups.size()) {
@@ -804,20 +808,12 @@ void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec,
       const Packing pk = packing<T>(p, TILE, kGroupedLayout<T>);
       const std::int64_t mine = (p.batch + pk.items - 1) / pk.items;
       if (table.count > 0 && blocks + mine > kGridX) break;
-      SmallArgs<T>& args = table.group[table.count];
-      args = SmallArgs<T>{make_args<T>(p),
-                          staging_a<T>(p, kGroupedLayout<T>),
-                          staging_b<T>(p, kGroupedLayout<T>),
-                          pk.items,
-                          pk.side_i,
-                          pk.side_j};
-      if constexpr (TILE == 4) {
-        // 4 x 4 tiles' items are mostly products: a transposed operand's 16-byte loads with
-        // 16-way conflicted stores measured 5% faster there than element by element (f32
-        // uniform mix, 10^4 items, 125.4 -> 119.0 us); the smaller tiles' items are mostly
-        // staging, which the conflicts would take over.
-        args.a.by_element = args.b.by_element = false;
-      }
+      table.group[table.count] = SmallArgs<T>{make_args<T>(p),
+                                              staging_a<T>(p, kGroupedLayout<T>, by_element),
+                                              staging_b<T>(p, kGroupedLayout<T>, by_element),
+                                              pk.items,
+                                              pk.side_i,
+                                              pk.side_j};
       table.first_block[table.count] = static_cast<std::uint32_t>(blocks);
       ++table.count;
       blocks += mine;
