@@ -730,10 +730,14 @@ constexpr std::size_t kMaxParameterBytes = 32764;
 // The launches of one grouped call are chained by programmatic dependent launch (sm_90): each
 // block lets the call's next launch start at once, so that launch's blocks fill the
 // multiprocessors this one's last wave leaves idle (their groups are other groups: nothing one
-// launch writes is read by another). Each block waits, after its work, for the launch before
-// its own to complete and flush, so a launch completes only after every launch before it, and
-// whatever follows in the stream sees all of the call's C. Both are no-ops in a launch that was
-// not made dependent (the call's first).
+// launch writes is read by another). One block of each launch, its last, waits after its work
+// for the launch before its own to complete and flush: a launch cannot complete before that
+// block does, so it completes only after every launch before it, and whatever follows in the
+// stream sees all of the call's C. The other blocks exit as soon as their items are written,
+// so a launch's early blocks do not hold the multiprocessors its later blocks need while the
+// launch before runs its last wave (every block waiting: f32 small80 at 10^4 items 48.5-59.7 us
+// a call; one: 45.9-46.8 us). Both are no-ops in a launch that was not made dependent (the
+// call's first).
 __device__ __forceinline__ void let_the_next_launch_start() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -764,7 +768,7 @@ __global__ void __launch_bounds__(kThreads, kGroupedMinBlocks<T, TILE>)
   const SmallArgs<T>& args = table.group[lo];
   const std::int64_t item0 = static_cast<std::int64_t>(block - table.first_block[lo]) * args.items;
   small_block<T, TILE, 4, kGroupedLayout<T>, Paths::kLean>(args, as, item0);
-  wait_for_the_launch_before();
+  if (block == gridDim.x - 1) wait_for_the_launch_before();
 }
 
 // The register tile a group runs with in the grouped launch, by its size class: one element of
