@@ -34,7 +34,9 @@ FLOP = {"f32": 2, "f64": 2, "c32": 8, "c64": 8, "bf16": 2}
 ENTRY = re.compile(r"^([^@]+)@([0-9.eE+-]+)(ns|us|ms|s)")
 BENCHES = ["launch-only-k/new-offgrid-r1", "launch-only-k/new-offgrid-r2",
            "launch-only-k/new-offgrid2-r1", "launch-only-k/new-offgrid2-r2", "bench-cuda-mixed",
-           "bench-cuda-stream-mma-rows", "bench-stream-runs"]
+           "bench-cuda-stream-mma-rows", "bench-stream-runs", "model-selection/model-offgrid-r3",
+           "model-selection/model-offgrid-r4", "model-selection/model-offgrid2-r3",
+           "model-selection/model-mixed-r2"]
 
 
 def load_table(path):
@@ -120,7 +122,10 @@ class Model:
         near = near[: self.a.neighbours]
         w = [1.0 / (d + self.a.offset) ** self.a.power for d, _, _, _ in near]
         r = [math.log(t / self.trend(key[0], c, k)) for _, _, k, t in near]
-        mu = sum(wi * ri for wi, ri in zip(w, r)) / sum(w)
+        # --prior D: the trend itself counts as one more neighbour at distance D (residual 0),
+        # so far neighbours correct it less than near ones.
+        w0 = 0.0 if self.a.prior is None else 1.0 / (self.a.prior + self.a.offset) ** self.a.power
+        mu = sum(wi * ri for wi, ri in zip(w, r)) / (sum(w) + w0)
         var = sum(wi * (ri - mu) ** 2 for wi, ri in zip(w, r)) / sum(w)
         return self.trend(key[0], c, key) * math.exp(mu), near[0][0], math.sqrt(var)
 
@@ -177,6 +182,7 @@ def main():
     ap.add_argument("--form-step", type=float, default=0.5)
     ap.add_argument("--growth", type=float, default=0.05)
     ap.add_argument("--sigmas", type=float, default=0)
+    ap.add_argument("--prior", type=float, default=None)
     ap.add_argument("--held-out", action="store_true")
     ap.add_argument("--cli", default="build/bin/gemmroute")
     a = ap.parse_args()
