@@ -96,7 +96,8 @@ constexpr const char* kHelp =
     "                       call a size) and auto a group at a time, each against the roofline\n"
     "                       max(bytes / copy bandwidth, flops / GEMM rate); no --shapes\n"
     "                       (defaults: 10000,100000,1000000 items; the H200's 4252 GB/s,\n"
-    "                       51.0 and 57.7 TFLOP/s; --reps 11, --min-sample-us 2000)\n"
+    "                       51.0 and 57.7 TFLOP/s; --reps 11, --min-sample-us 2000);\n"
+    "                       --plot DIR writes grouped.png there (scripts/plot_grouped.py)\n"
     "\n"
     "BENCH.csv is written to a temporary beside it and renamed when the run ends (Ctrl-C ends\n"
     "it early, keeping the shapes measured); an existing file is replaced only with --force.";

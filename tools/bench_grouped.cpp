@@ -18,15 +18,19 @@
 // max(bytes moved / copy bandwidth, flops / GEMM rate), with bytes = A and B read and C written
 // once, at the figures given (defaults: the H200's measured 4252 GB/s and 51.0 / 57.7 TFLOP/s
 // for f32 / f64). `host_us` is the host's side of one call alone (synchronised before).
+// --plot DIR draws each arm's fraction of the roofline against the item count
+// (scripts/plot_grouped.py: DIR/grouped.png).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -318,7 +322,7 @@ std::vector<std::int64_t> item_counts(const std::string& text) {
 
 int bench_grouped(const Args& args) {
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
-  for (const char* o : {"plot", "shapes", "table", "select", "scalars", "top"}) {
+  for (const char* o : {"shapes", "table", "select", "scalars", "top"}) {
     if (args.get(o)) throw UsageError(std::string("--") + o + " is not used with --grouped");
   }
   const Device device = args.device();
@@ -337,7 +341,14 @@ int bench_grouped(const Args& args) {
   const Exec& exec = *detail::Access::state(ctx).exec;
   auto dev = make_measure_device(backend, exec);
   const std::string vendor(backend.last_resort_vendor().spelling());
-  OutputFile csv_file(out, "out", {args.flag("force"), {}});
+  // Every output is checked before anything is measured, and written whole or not at all.
+  const OutputRules rules{args.flag("force"), {}};
+  const std::optional<std::string> plot_dir = args.get("plot");
+  if (plot_dir) {
+    check_output((std::filesystem::path(*plot_dir) / "grouped.png").string(), "plot",
+                 OutputRules{rules.replace, {out}});
+  }
+  OutputFile csv_file(out, "out", rules);
   std::FILE* csv = csv_file.stream();
   write_csv_preamble(csv, "gemmroute-bench-grouped", backend.fingerprint());
   std::fprintf(csv,
@@ -381,6 +392,7 @@ int bench_grouped(const Args& args) {
   progress.finish();
   csv_file.commit();
   std::printf("bench --grouped: %zu configurations written to %s\n", configs.size(), out.c_str());
+  if (plot_dir) plot("bench --grouped", "plot_grouped.py", out, *plot_dir);
   return 0;
 }
 

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Plots a `gemmroute bench --grouped` CSV: each arm's fraction of the roofline against the
+number of items, one panel per scalar and size mix.
+
+usage: plot_grouped.py GROUPED.csv OUT_DIR
+
+Writes OUT_DIR/grouped.png (x = items per call, log scale; y = roofline time over measured time,
+so 1 is the roofline itself), written to a temporary beside it and renamed over it once
+complete. Needs matplotlib (Debian: python3-matplotlib).
+"""
+import csv
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from plot_common import save_png  # noqa: E402
+
+# The arms as bench --grouped names them, in its order, with how the legend reads them.
+ARMS = [("auto", "auto (gemm_groups)"), ("vendor-groups", "vendor, one grouped call"),
+        ("vendor-loop", "vendor, a call a group"), ("auto-per-group", "auto, a call a group"),
+        ("auto-items", "auto (gemm_grouped, items)")]
+
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    source, out_dir = argv[1], argv[2]
+    rows = [r for r in read(source) if r.get("of_roofline")]
+    panels = sorted({(r["scalar"], r["mix"]) for r in rows},
+                    key=lambda p: (p[0], p[1] != "uniform", p[1]))
+    if not panels:
+        print(f"plot_grouped: no measurements in {source}; nothing written")
+        return 1
+    cols = min(2, len(panels))
+    nrows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 3.6 * nrows), squeeze=False,
+                             sharey=True)
+    for ax, (scalar, mix) in zip(axes.flat, panels):
+        mine = [r for r in rows if r["scalar"] == scalar and r["mix"] == mix]
+        for arm, label in ARMS:
+            pts = sorted((int(r["items"]), float(r["of_roofline"])) for r in mine if r["arm"] == arm)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=4,
+                        label=label, linewidth=2 if arm == "auto" else 1)
+        ax.set_xscale("log")
+        ax.set_ylim(0, 1.05)
+        ax.axhline(1.0, color="grey", linewidth=1, linestyle="--")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.set_title(f"{scalar}, {mix}", fontsize=10)
+        ax.set_xlabel("items per call")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("fraction of the roofline")
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    axes.flat[0].legend(fontsize=7, loc="upper left")
+    fig.suptitle(f"bench --grouped: {os.path.basename(source)}", fontsize=10)
+    fig.tight_layout()
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "grouped.png")
+    save_png(fig, path)
+    print(f"plot_grouped: wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
