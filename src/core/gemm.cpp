@@ -401,38 +401,55 @@ void gemm(Context& ctx, Order order, Op ta, Op tb, std::int64_t m, std::int64_t 
 void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& options) {
   detail::ContextState& st = detail::Access::state(ctx);
   check_options(options);
-  // Validate every item before any write. Items and the groups' pointer arrays are gathered on
+  // Validate every item before any write, grouping them as they are validated (nothing is
+  // written until every item has passed). Items and the groups' pointer arrays are gathered on
   // the host (so they are read here on every backend); a device backend stages the arrays into
   // its memory after selection (Exec::stage_pointers).
-  std::vector<Prepared> prepared;
-  prepared.reserve(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i)
-    prepared.push_back(prepare_item(items[i], i, true, options));
-
-  // Group by everything a pointer-array batch shares, groups in order of first appearance and
-  // items in their order: each item's group, then every group's operands in one flat array
+  //
+  // Groups share everything a pointer-array batch shares; groups come in order of first
+  // appearance and items in their order. Per item only its group and its three pointers are kept
+  // (32 bytes, not the item's whole Problem), then every group's operands go into one flat array
   // (a few allocations per call, not three a group).
+  struct Placed {
+    std::uint32_t group;
+    const void* a;
+    const void* b;
+    void* c;
+  };
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
   std::vector<Problem> groups;
-  std::vector<std::uint32_t> group_of(prepared.size(), kNone);
-  {
-    // Open addressing over the groups seen: a power of two at least twice the items.
-    const std::size_t mask = std::bit_ceil(2 * prepared.size()) - 1;
-    std::vector<std::uint32_t> slot(mask + 1, kNone);
-    for (std::size_t i = 0; i < prepared.size(); ++i) {
-      const Problem& p = prepared[i].problem;
-      if (is_noop(p)) continue;
-      const GroupKey key = group_key(p);
-      std::size_t at = group_hash(key) & mask;
-      while (slot[at] != kNone && group_key(groups[slot[at]]) != key) at = (at + 1) & mask;
-      if (slot[at] == kNone) {
-        slot[at] = static_cast<std::uint32_t>(groups.size());
-        groups.push_back(p);
-        groups.back().batch = 0;
+  std::vector<GroupKey> keys;
+  std::vector<Placed> placed;
+  placed.reserve(items.size());
+  // Open addressing over the groups seen, kept at most half full (a call has few groups).
+  std::vector<std::uint32_t> slot(64, kNone);
+  auto find_or_add = [&](const Problem& p) {
+    if (2 * (groups.size() + 1) > slot.size()) {
+      slot.assign(2 * slot.size(), kNone);
+      const std::size_t mask = slot.size() - 1;
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        std::size_t at = group_hash(keys[g]) & mask;
+        while (slot[at] != kNone) at = (at + 1) & mask;
+        slot[at] = static_cast<std::uint32_t>(g);
       }
-      group_of[i] = slot[at];
-      ++groups[slot[at]].batch;
     }
+    const std::size_t mask = slot.size() - 1;
+    GroupKey key = group_key(p);
+    std::size_t at = group_hash(key) & mask;
+    while (slot[at] != kNone && keys[slot[at]] != key) at = (at + 1) & mask;
+    if (slot[at] == kNone) {
+      slot[at] = static_cast<std::uint32_t>(groups.size());
+      groups.push_back(p);
+      groups.back().batch = 0;
+      keys.push_back(std::move(key));
+    }
+    ++groups[slot[at]].batch;
+    return slot[at];
+  };
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const Prepared pr = prepare_item(items[i], i, true, options);
+    if (is_noop(pr.problem)) continue;
+    placed.push_back({find_or_add(pr.problem), pr.a, pr.b, pr.c});
   }
   if (groups.empty()) return;
   // Every group's a, then every group's b, then every group's c, each in group order (so a run
@@ -451,12 +468,11 @@ void gemm_grouped(Context& ctx, std::span<const GemmItem> items, const Options& 
     }
   };
   point(pointers.data());
-  for (std::size_t i = 0; i < prepared.size(); ++i) {
-    if (group_of[i] == kNone) continue;
-    const std::size_t g = group_of[i], at = first[g] + next[g]++;
-    pointers[at] = prepared[i].a;
-    pointers[total + at] = prepared[i].b;
-    pointers[2 * total + at] = prepared[i].c;
+  for (const Placed& it : placed) {
+    const std::size_t at = first[it.group] + next[it.group]++;
+    pointers[at] = it.a;
+    pointers[total + at] = it.b;
+    pointers[2 * total + at] = it.c;
   }
 
   for (Problem& p : groups) validate(p, false, true);
