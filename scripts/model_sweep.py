@@ -110,7 +110,8 @@ class Model:
         return max(sum(u * v for u, v in zip(self.x(key), self.coef[(dt, c)])), 1e-6)
 
     def dist(self, p, q):
-        d = sum(abs(lg(p[i]) - lg(q[i])) for i in (4, 5, 6, 7))
+        w = (1.0, 1.0, self.a.k_weight, self.a.batch_weight)
+        d = sum(wi * abs(lg(p[i]) - lg(q[i])) for wi, i in zip(w, (4, 5, 6, 7)))
         return d + self.a.form_step * sum(p[i] != q[i] for i in (1, 2, 3))
 
     def predict(self, key, c):
@@ -183,11 +184,15 @@ def main():
     ap.add_argument("--growth", type=float, default=0.05)
     ap.add_argument("--sigmas", type=float, default=0)
     ap.add_argument("--prior", type=float, default=None)
+    ap.add_argument("--k-weight", type=float, default=1.0)
+    ap.add_argument("--batch-weight", type=float, default=1.0)
     ap.add_argument("--held-out", action="store_true")
     ap.add_argument("--cli", default="build/bin/gemmroute")
+    ap.add_argument("--table", default="tables/cuda/nvidia-h200-132sm.table",
+                    help="the table the bench CSVs are replayed against (not with --held-out)")
     a = ap.parse_args()
     if not a.held_out:
-        model = Model(load_table("tables/cuda/nvidia-h200-132sm.table"), a)
+        model = Model(load_table(a.table), a)
         for f in BENCHES:
             report(f, model, f"{R}/{f}.csv")
         return
