@@ -139,6 +139,8 @@ class Model:
             if v is None or c == "cublas":
                 return False
             t, d, s = pred[c]
+            if self.a.far is not None and d > self.a.far:
+                return True  # --far D: no row of the candidate within D, the vendor stays
             spread = self.a.sigmas * math.sqrt(s * s + v[2] * v[2])
             return not t * math.exp(self.a.growth * d + spread) < v[0]
         return min(pred, key=lambda c: (guarded(c), pred[c][0]))
@@ -184,6 +186,7 @@ def main():
     ap.add_argument("--growth", type=float, default=0.05)
     ap.add_argument("--sigmas", type=float, default=0)
     ap.add_argument("--prior", type=float, default=None)
+    ap.add_argument("--far", type=float, default=None)
     ap.add_argument("--k-weight", type=float, default=1.0)
     ap.add_argument("--batch-weight", type=float, default=1.0)
     ap.add_argument("--held-out", action="store_true")
