@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Transposed small batches against N N, each relative to its own roofline, from a CUDA table's
+rows (issue 11: "rectangular and transposed small shapes at least as good relative to their own
+roofline as the square ones within 10%").
+
+For every square row with max(m, n, k) <= 64 and batch >= 16384 whose form is not N N and whose
+N N twin (same scalar, layout, size and batch) is a row too: the fastest native candidate's
+fraction of the roofline, over the twin's. The roofline is max(bytes / 4252 GB/s, flops / the
+large-GEMM rate of the scalar), the bytes A and B read and C read and written (the tuner's beta
+is not 0). Per scalar and form: the geomean of that ratio, its least value and where, and how
+many points read under 0.9.
+
+  scripts/forms_vs_nn.py [TABLE] [--points]     (default: tables/cuda/nvidia-h200-132sm.table)
+"""
+import argparse
+import math
+import re
+
+COPY_GBS = 4252
+RATE_TFLOPS = {"f32": 51.0, "f64": 57.7, "c32": 53.4, "c64": 53.8}
+SIZE = {"f32": 4, "f64": 8, "c32": 8, "c64": 16}
+FLOPS_PER_MAC = {"f32": 2, "f64": 2, "c32": 8, "c64": 8}
+UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+ENTRY = re.compile(r"^([^@]+)@([0-9.eE+-]+)(ns|us|ms|s)")
+
+
+def rows(path):
+    for line in open(path):
+        if not line.startswith("row "):
+            continue
+        f = line.split()
+        key = (f[1], f[2], f[3], f[4], int(f[5]), int(f[6]), int(f[7]), int(f[8]))
+        times = {}
+        for e in f[10:]:
+            m = ENTRY.match(e)
+            if m:
+                times[m.group(1)] = float(m.group(2)) * UNIT[m.group(3)]
+        yield key, times
+
+
+def roofline_us(key):
+    dt, _, _, _, m, n, k, b = key
+    moved = (m * k + k * n + 2 * m * n) * b * SIZE[dt]
+    flops = FLOPS_PER_MAC[dt] * m * n * k * b
+    return max(moved / (COPY_GBS * 1e3), flops / (RATE_TFLOPS[dt] * 1e6))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("table", nargs="?", default="tables/cuda/nvidia-h200-132sm.table")
+    ap.add_argument("--points", action="store_true", help="every point under 0.9, with the "
+                    "fastest native candidate of each")
+    a = ap.parse_args()
+    fraction, best = {}, {}
+    for key, times in rows(a.table):
+        dt, _, _, _, m, n, k, b = key
+        native = {c: t for c, t in times.items() if c != "cublas"}
+        if dt in SIZE and m == n == k and m <= 64 and b >= 16384 and native:
+            best[key] = min(native, key=native.get)
+            fraction[key] = roofline_us(key) / native[best[key]]
+    groups = {}
+    for key, f in fraction.items():
+        dt, ta, tb, layout, m, n, k, b = key
+        twin = (dt, "N", "N", layout, m, n, k, b)
+        if (ta, tb) != ("N", "N") and twin in fraction:
+            groups.setdefault((dt, ta + tb), []).append((f / fraction[twin], key, twin))
+    for (dt, form), points in sorted(groups.items()):
+        ratios = [r for r, _, _ in points]
+        geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+        low, key, _ = min(points)
+        print(f"{dt} {form}: {len(points)} points, fraction of roofline over N N's: geomean "
+              f"{geomean:.3f}, least {low:.3f} (n = {key[4]}, batch {key[7]}, {key[3]}), "
+              f"{sum(r < 0.9 for r in ratios)} under 0.9")
+        if a.points:
+            for r, key, twin in sorted(points):
+                if r < 0.9:
+                    print(f"    n = {key[4]:2d} batch {key[7]:7d} {key[3]:7s} {r:.2f}: {best[key]} "
+                          f"against N N's {best[twin]}")
+
+
+if __name__ == "__main__":
+    main()
