@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The kernel changes waiting in dev/pending/ for a GPU run still apply to the tree, in the order
+# its README gives, and (with NVCC) the files they touch still compile for sm_90: a patch that no
+# longer applies or builds fails here, not on the device. The patched copy is SCRATCH's; the tree
+# itself is never touched.
+#
+#   tests/tools/pending_patches.sh ROOT SCRATCH [NVCC]
+set -euo pipefail
+root=$(cd "$1" && pwd) scratch=$2 nvcc=${3:-}
+rm -rf "$scratch" && mkdir -p "$scratch"
+cp -r "$root/src" "$root/include" "$scratch/"
+order=(01 05 02 03 04 06)
+shopt -s nullglob
+patches=("$root"/dev/pending/[0-9][0-9]-*.patch)
+[ ${#patches[@]} -gt 0 ] || { echo "ok: no pending patches"; exit 0; }
+for n in "${order[@]}"; do
+  for p in "$root"/dev/pending/"$n"-*.patch; do
+    (cd "$scratch" && git apply "$p") || { echo "FAIL: $(basename "$p") does not apply" >&2; exit 1; }
+    echo "applied $(basename "$p")"
+  done
+done
+for p in "${patches[@]}"; do  # every patch is in the order above
+  n=$(basename "$p" | cut -c1-2)
+  [[ " ${order[*]} " == *" $n "* ]] || { echo "FAIL: $(basename "$p") is not in the order" >&2; exit 1; }
+done
+if [ -n "$nvcc" ]; then
+  for f in $(cd "$scratch" && grep -l '' $(sed -n 's#^+++ b/##p' "${patches[@]}" | sort -u)); do
+    case "$f" in *.cu)
+      "$nvcc" -std=c++20 -arch=sm_90 -c -I "$scratch/src" -I "$scratch/include" -o /dev/null \
+        "$scratch/$f" || { echo "FAIL: $f does not compile with the patches" >&2; exit 1; }
+      echo "compiled $f"
+    esac
+  done
+fi
+echo "ok: ${#patches[@]} pending patches apply"
