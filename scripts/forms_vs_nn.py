@@ -11,7 +11,13 @@ is not 0). Per scalar and form: the geomean of that ratio, its least value and w
 many points read under 0.9.
 
   scripts/forms_vs_nn.py [TABLE] [--points]     (default: tables/cuda/nvidia-h200-132sm.table)
+  scripts/forms_vs_nn.py [TABLE] --rect RESULTS.csv
+
+--rect: the same for the rectangles of a tuner results CSV (tune --shapes
+tuning/cuda-small-rect.txt), each against the table's square N N row of side max(m, n, k), same
+scalar, layout and batch.
 """
+import csv
 import argparse
 import math
 import re
@@ -45,12 +51,52 @@ def roofline_us(key):
     return max(moved / (COPY_GBS * 1e3), flops / (RATE_TFLOPS[dt] * 1e6))
 
 
+def results(path):
+    """(key, {candidate: median us}) per point of a tuner results CSV, ok rows only."""
+    points = {}
+    with open(path) as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            if r["status"] != "ok":
+                continue
+            key = (r["dtype"], r["ta"], r["tb"], r["layout"], int(r["m"]), int(r["n"]),
+                   int(r["k"]), int(r["batch"]))
+            points.setdefault(key, {})[r["spelling"]] = float(r["median_us"])
+    return points.items()
+
+
+def rectangles(table, path):
+    squares = {key: times for key, times in rows(table) if key[4] == key[5] == key[6]}
+    ratios = []
+    for key, times in results(path):
+        dt, ta, tb, layout, m, n, k, b = key
+        side = max(m, n, k)
+        twin_key = (dt, "N", "N", layout, side, side, side, b)
+        twin = squares.get(twin_key)
+        native = {c: t for c, t in times.items() if c != "cublas"}
+        twin_native = {c: t for c, t in (twin or {}).items() if c != "cublas"}
+        if m == n == k or not native or not twin_native:
+            continue
+        r = (roofline_us(key) / min(native.values())) / (
+            roofline_us(twin_key) / min(twin_native.values()))
+        ratios.append(r)
+        print(f"{dt} {ta}{tb} {m} x {n} x {k} x {b}: {r:.2f} of the {side}^3 N N fraction "
+              f"({min(native, key=native.get)}; {min(twin_native, key=twin_native.get)})")
+    if ratios:
+        geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+        print(f"{len(ratios)} rectangles: geomean {geomean:.3f}, least {min(ratios):.3f}, "
+              f"{sum(r < 0.9 for r in ratios)} under 0.9")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("table", nargs="?", default="tables/cuda/nvidia-h200-132sm.table")
     ap.add_argument("--points", action="store_true", help="every point under 0.9, with the "
                     "fastest native candidate of each")
+    ap.add_argument("--rect", metavar="RESULTS.csv", help="rectangles of a tuner results CSV")
     a = ap.parse_args()
+    if a.rect:
+        rectangles(a.table, a.rect)
+        return
     fraction, best = {}, {}
     for key, times in rows(a.table):
         dt, _, _, _, m, n, k, b = key
