@@ -6,25 +6,37 @@
 #
 #   tests/tools/pending_patches.sh ROOT SCRATCH [NVCC]
 set -euo pipefail
-root=$(cd "$1" && pwd) scratch=$2 nvcc=${3:-}
+root=$(cd "$1" && pwd) scratch=$(mkdir -p "$2" && cd "$2" && pwd) nvcc=${3:-}
 rm -rf "$scratch" && mkdir -p "$scratch"
 cp -r "$root/src" "$root/include" "$scratch/"
 order=(01 05 02 03 04 06 07)
 shopt -s nullglob
 patches=("$root"/dev/pending/[0-9][0-9]-*.patch)
 [ ${#patches[@]} -gt 0 ] || { echo "ok: no pending patches"; exit 0; }
+# git apply inside a repository applies only below the current folder, relative to the
+# repository's root, and skips the rest silently; a scratch folder inside a build tree inside a
+# checkout is in one. The ceiling keeps git from finding it, so paths are the scratch folder's.
+export GIT_CEILING_DIRECTORIES
+GIT_CEILING_DIRECTORIES=$(dirname "$scratch")
 for n in "${order[@]}"; do
   for p in "$root"/dev/pending/"$n"-*.patch; do
     (cd "$scratch" && git apply "$p") || { echo "FAIL: $(basename "$p") does not apply" >&2; exit 1; }
     echo "applied $(basename "$p")"
   done
 done
+touched=$(sed -n 's#^+++ b/##p' "${patches[@]}" | sort -u)
+for f in $touched; do  # each file a patch touches now differs from the tree's
+  if cmp -s "$root/$f" "$scratch/$f"; then
+    echo "FAIL: $f is unchanged after the patches (not applied?)" >&2
+    exit 1
+  fi
+done
 for p in "${patches[@]}"; do  # every patch is in the order above
   n=$(basename "$p" | cut -c1-2)
   [[ " ${order[*]} " == *" $n "* ]] || { echo "FAIL: $(basename "$p") is not in the order" >&2; exit 1; }
 done
 if [ -n "$nvcc" ]; then
-  for f in $(cd "$scratch" && grep -l '' $(sed -n 's#^+++ b/##p' "${patches[@]}" | sort -u)); do
+  for f in $touched; do
     case "$f" in *.cu)
       "$nvcc" -std=c++20 -arch=sm_90 -c -I "$scratch/src" -I "$scratch/include" -o /dev/null \
         "$scratch/$f" || { echo "FAIL: $f does not compile with the patches" >&2; exit 1; }
