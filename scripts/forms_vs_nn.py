@@ -17,57 +17,26 @@ many points read under 0.9.
 tuning/cuda-small-rect.txt), each against the table's square N N row of side max(m, n, k), same
 scalar, layout and batch.
 """
-import csv
 import argparse
 import math
-import re
+
+from model_sweep import FLOP, SIZE, load_table, measured  # beside this script
 
 COPY_GBS = 4252
 RATE_TFLOPS = {"f32": 51.0, "f64": 57.7, "c32": 53.4, "c64": 53.8}
-SIZE = {"f32": 4, "f64": 8, "c32": 8, "c64": 16}
-FLOPS_PER_MAC = {"f32": 2, "f64": 2, "c32": 8, "c64": 8}
-UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
-ENTRY = re.compile(r"^([^@]+)@([0-9.eE+-]+)(ns|us|ms|s)")
-
-
-def rows(path):
-    for line in open(path):
-        if not line.startswith("row "):
-            continue
-        f = line.split()
-        key = (f[1], f[2], f[3], f[4], int(f[5]), int(f[6]), int(f[7]), int(f[8]))
-        times = {}
-        for e in f[10:]:
-            m = ENTRY.match(e)
-            if m:
-                times[m.group(1)] = float(m.group(2)) * UNIT[m.group(3)]
-        yield key, times
 
 
 def roofline_us(key):
     dt, _, _, _, m, n, k, b = key
     moved = (m * k + k * n + 2 * m * n) * b * SIZE[dt]
-    flops = FLOPS_PER_MAC[dt] * m * n * k * b
+    flops = FLOP[dt] * m * n * k * b
     return max(moved / (COPY_GBS * 1e3), flops / (RATE_TFLOPS[dt] * 1e6))
 
 
-def results(path):
-    """(key, {candidate: median us}) per point of a tuner results CSV, ok rows only."""
-    points = {}
-    with open(path) as f:
-        for r in csv.DictReader(line for line in f if not line.startswith("#")):
-            if r["status"] != "ok":
-                continue
-            key = (r["dtype"], r["ta"], r["tb"], r["layout"], int(r["m"]), int(r["n"]),
-                   int(r["k"]), int(r["batch"]))
-            points.setdefault(key, {})[r["spelling"]] = float(r["median_us"])
-    return points.items()
-
-
 def rectangles(table, path):
-    squares = {key: times for key, times in rows(table) if key[4] == key[5] == key[6]}
+    squares = {key: times for key, times in load_table(table) if key[4] == key[5] == key[6]}
     ratios = []
-    for key, times in results(path):
+    for key, times in measured(path):
         dt, ta, tb, layout, m, n, k, b = key
         side = max(m, n, k)
         twin_key = (dt, "N", "N", layout, side, side, side, b)
@@ -98,10 +67,10 @@ def main():
         rectangles(a.table, a.rect)
         return
     fraction, best = {}, {}
-    for key, times in rows(a.table):
+    for key, times in load_table(a.table):
         dt, _, _, _, m, n, k, b = key
         native = {c: t for c, t in times.items() if c != "cublas"}
-        if dt in SIZE and m == n == k and m <= 64 and b >= 16384 and native:
+        if dt in RATE_TFLOPS and m == n == k and m <= 64 and b >= 16384 and native:
             best[key] = min(native, key=native.get)
             fraction[key] = roofline_us(key) / native[best[key]]
     groups = {}
