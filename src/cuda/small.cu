@@ -671,15 +671,22 @@ Packing packing(const Problem& p, int tile, Layout layout) {
   return k;
 }
 
+// The batch kernel's arguments for p packed as pk (tests/emulate runs the kernel with them on the
+// host).
+template <class T>
+SmallArgs<T> small_args(const Problem& p, const Packing& pk) {
+  return {make_args<T>(p),
+          staging_a<T>(p, Layout::kByRows),
+          staging_b<T>(p, Layout::kByRows),
+          pk.items,
+          pk.side_i,
+          pk.side_j};
+}
+
 template <class T, int S, int TILE>
 void launch_small(const Problem& p, const CudaExec& exec) {
   const Packing pk = packing<T>(p, TILE, Layout::kByRows);
-  SmallArgs<T> args{make_args<T>(p),
-                    staging_a<T>(p, Layout::kByRows),
-                    staging_b<T>(p, Layout::kByRows),
-                    pk.items,
-                    pk.side_i,
-                    pk.side_j};
+  const SmallArgs<T> args = small_args<T>(p, pk);
   auto kernel = small_kernel<T, S, TILE>;
   exec.allow_shared(reinterpret_cast<const void*>(kernel), pk.shared);
   const std::int64_t groups = (p.batch + pk.items - 1) / pk.items;
@@ -778,14 +785,20 @@ int fused_tile(const Problem& p) {
   return s <= 4 ? 1 : s <= 16 ? 2 : 4;
 }
 
-// One grouped launch per kFusedGroups groups of one tile (or fewer, where a launch's blocks
-// would pass the grid's limit). Groups go largest block first, so the blocks that take longest
-// start first and the launch ends with small ones.
-// `chained`: a launch of this call came before, so this one is made dependent on it
-// (let_the_next_launch_start above); set once this one is launched.
+// One grouped launch: its table of groups, its blocks and its shared bytes a block.
+template <class T>
+struct FusedLaunch {
+  FusedTable<T> table;
+  std::int64_t blocks;
+  std::size_t shared;
+};
+
+// The launches of one tile's groups: one per kFusedGroups groups (or fewer, where a launch's
+// blocks would pass the grid's limit). Groups go largest block first, so the blocks that take
+// longest start first and the launch ends with small ones. (tests/emulate runs grouped_kernel
+// with these on the host.)
 template <class T, int TILE>
-void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec, bool& chained) {
-  static_assert(sizeof(FusedTable<T>) <= kMaxParameterBytes);
+std::vector<FusedLaunch<T>> fused_launches(std::vector<const Problem*> groups) {
   // Each group's work a block, computed once (not at every comparison of the sort).
   std::vector<std::pair<double, const Problem*>> by_work;
   by_work.reserve(groups.size());
@@ -801,41 +814,53 @@ void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec,
   // are mostly staging; 4 x 4 tiles' items are mostly products, and there its 16-byte loads with
   // 16-way conflicted stores measured 5% faster (f32 uniform mix, 10^4 items, 125.4 -> 119.0 us).
   constexpr bool by_element = kGroupedLayout<T> == Layout::kAlongK && TILE < 4;
-  auto kernel = grouped_kernel<T, TILE>;
+  std::vector<FusedLaunch<T>> launches;
   std::size_t g = 0;
   while (g < groups.size()) {
-    FusedTable<T> table{};
-    std::int64_t blocks = 0;
-    std::size_t shared = 0;
+    FusedLaunch<T> launch{};
+    FusedTable<T>& table = launch.table;
     while (g < groups.size() && table.count < kFusedGroups) {
       const Problem& p = *groups[g];
       const Packing pk = packing<T>(p, TILE, kGroupedLayout<T>);
       const std::int64_t mine = (p.batch + pk.items - 1) / pk.items;
-      if (table.count > 0 && blocks + mine > kGridX) break;
+      if (table.count > 0 && launch.blocks + mine > kGridX) break;
       table.group[table.count] = SmallArgs<T>{make_args<T>(p),
                                               staging_a<T>(p, kGroupedLayout<T>, by_element),
                                               staging_b<T>(p, kGroupedLayout<T>, by_element),
                                               pk.items,
                                               pk.side_i,
                                               pk.side_j};
-      table.first_block[table.count] = static_cast<std::uint32_t>(blocks);
+      table.first_block[table.count] = static_cast<std::uint32_t>(launch.blocks);
       ++table.count;
-      blocks += mine;
-      shared = std::max(shared, pk.shared);
+      launch.blocks += mine;
+      launch.shared = std::max(launch.shared, pk.shared);
       ++g;
     }
-    exec.allow_shared(reinterpret_cast<const void*>(kernel), shared);
+    launches.push_back(launch);
+  }
+  return launches;
+}
+
+// `chained`: a launch of this call came before, so this one is made dependent on it
+// (let_the_next_launch_start above); set once this one is launched.
+template <class T, int TILE>
+void launch_fused_tile(const std::vector<const Problem*>& groups, const CudaExec& exec,
+                       bool& chained) {
+  static_assert(sizeof(FusedTable<T>) <= kMaxParameterBytes);
+  auto kernel = grouped_kernel<T, TILE>;
+  for (const FusedLaunch<T>& launch : fused_launches<T, TILE>(groups)) {
+    exec.allow_shared(reinterpret_cast<const void*>(kernel), launch.shared);
     cudaLaunchConfig_t config{};
-    config.gridDim = grid_dim(blocks, kGridX);
+    config.gridDim = grid_dim(launch.blocks, kGridX);
     config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = shared;
+    config.dynamicSmemBytes = launch.shared;
     config.stream = exec.cuda_stream();
     cudaLaunchAttribute dependent[1];
     dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     dependent[0].val.programmaticStreamSerializationAllowed = 1;
     config.attrs = chained ? dependent : nullptr;
     config.numAttrs = chained ? 1 : 0;
-    check(cudaLaunchKernelEx(&config, kernel, table), "cudaLaunchKernelEx(grouped_kernel)");
+    check(cudaLaunchKernelEx(&config, kernel, launch.table), "cudaLaunchKernelEx(grouped_kernel)");
     chained = true;
   }
 }

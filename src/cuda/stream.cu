@@ -539,8 +539,16 @@ Plan plan(const Problem& p, int tm, int tn, int lanes, bool may_single) {
   return {static_cast<std::uint32_t>(items), (single ? 1 : 2) * buffer * sizeof(T), single};
 }
 
+// A launch's arguments, and how it packs items (tests/emulate runs the kernel with these on the
+// host).
+template <class T>
+struct Setup {
+  StreamArgs<T> s;
+  Plan pl;
+};
+
 template <class T, class TL>
-void launch_stream(const Problem& p, const CudaExec& exec) {
+Setup<T> setup(const Problem& p) {
   const Plan pl = plan<T>(p, TL::tm, TL::tn, TL::mma ? 32 : 1, kHasSingle<T, TL>);
   StreamArgs<T> s{};
   s.p = make_args<T>(p);
@@ -581,6 +589,12 @@ void launch_stream(const Problem& p, const CudaExec& exec) {
                           s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0,
                           pl.items * s.ea * z, pl.items * s.eb * z,
                           s.read_c ? pl.items * s.ec * z : 0});
+  return {s, pl};
+}
+
+template <class T, class TL>
+void launch_stream(const Problem& p, const CudaExec& exec) {
+  const auto [s, pl] = setup<T, TL>(p);
   auto kernel = stream_kernel<T, TL, false>;
   if constexpr (kHasSingle<T, TL>) {
     if (pl.single) kernel = stream_kernel<T, TL, true>;
