@@ -1,0 +1,45 @@
+// Stands in for the CUDA runtime's header when src/cuda's kernels are compiled for the host by
+// tests/emulate (host.hpp): the qualifiers vanish, the built-in variables are globals the
+// emulator sets for each thread it runs, and the barriers and shuffles are its own. Nothing
+// here is used by the library.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#define __host__
+#define __device__
+#define __global__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __grid_constant__
+#define __shared__
+#define __align__(n) alignas(n)
+
+struct uint3 {
+  unsigned x = 0, y = 0, z = 0;
+};
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+extern uint3 threadIdx, blockIdx;
+extern dim3 blockDim, gridDim;
+int __syncthreads_and(int predicate);
+void __syncthreads();
+double __shfl_sync(unsigned mask, double v, int source);
+
+// The extracted kernel code's reinterpret_casts become checked_cast (extract_kernels.py): a cast
+// to a pointer of 16-byte alignment at an address that is not counts as a misaligned access, as
+// the GPU would fault on it.
+void report_misaligned(const void* at, int line);
+template <class P, class X>
+inline P checked_cast(int line, X x) {
+  if constexpr (std::is_pointer_v<P> && std::is_pointer_v<X>) {
+    using E = std::remove_cv_t<std::remove_pointer_t<P>>;
+    if constexpr (!std::is_void_v<E>) {
+      if constexpr (alignof(E) >= 16) {
+        if (reinterpret_cast<std::uintptr_t>(x) % 16 != 0) report_misaligned(x, line);
+      }
+    }
+  }
+  return reinterpret_cast<P>(x);
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Writes the device code of src/cuda/small.cu or stream.cu (the kernels and their helpers, and
+for stream.cu the host functions that set a launch up, not the launches) for small_emulated.cpp
+or stream_emulated.cpp to compile on the host: every reinterpret_cast becomes checked_cast, which
+counts 16-byte accesses at addresses that are not 16-byte aligned, and the dynamic shared memory
+is the emulator's buffer. Fails, naming it, where a line it cuts at is gone.
+
+    extract_kernels.py small.cu|stream.cu OUT
+"""
+import os
+import re
+import sys
+
+# Per file, the parts taken: from the line starting with the first text to the line starting
+# with the second, less `back` lines (a template line of the function cut at).
+CUTS = {
+    "small.cu": [
+        ("constexpr int kThreads = 256;", "void launch_small(", 1),
+        ("constexpr int kFusedGroups", "// `chained`: a launch of this call came before", 0),
+    ],
+    "stream.cu": [
+        ("constexpr int kThreads = 256;", "void launch_stream(", 1),
+    ],
+}
+# A cast that computes a pointer no thread dereferences where it is misaligned (stage_range's
+# vector source when no whole vector is left): not an access, so not checked.
+UNCHECKED = ["reinterpret_cast<const Vec<T>*>(src + h)"]
+
+
+def find(lines, text, start, path):
+    for i in range(start, len(lines)):
+        if lines[i].startswith(text):
+            return i
+    sys.exit(f"extract_kernels.py: {path}: no line starts with {text!r}; update CUTS")
+
+
+def checked(text):
+    out, i, key = [], 0, "reinterpret_cast<"
+    while True:
+        j = text.find(key, i)
+        if j < 0:
+            out.append(text[i:])
+            return "".join(out)
+        if any(text.startswith(u, j) for u in UNCHECKED):
+            out.append(text[i:j + len(key)])
+            i = j + len(key)
+            continue
+        out.append(text[i:j])
+        k, depth = j + len(key), 1
+        while depth:
+            depth += {"<": 1, ">": -1}.get(text[k], 0)
+            k += 1
+        assert text[k] == "(", text[j:k + 10]
+        out.append(f"checked_cast<{text[j + len(key):k - 1]}>(__LINE__, ")
+        i = k + 1
+
+
+def main():
+    path, out_path = sys.argv[1], sys.argv[2]
+    lines = open(path).read().split("\n")
+    parts, start = [], 0
+    for first, end, back in CUTS[os.path.basename(path)]:
+        a = find(lines, first, start, path)
+        b = find(lines, end, a, path) - back
+        body = "\n".join(lines[a:b])
+        body = re.sub(r"extern __shared__ (__align__\(\d+\) )?unsigned char smem_raw\[\];",
+                      "unsigned char* smem_raw = g_shared;", body)
+        parts.append(f'#line {a + 1} "{path}"\n{checked(body)}')
+        start = b
+    with open(out_path, "w") as f:
+        f.write("\n".join(parts) + "\n")
+
+
+if __name__ == "__main__":
+    main()
