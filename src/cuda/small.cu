@@ -793,12 +793,13 @@ struct FusedLaunch {
   std::size_t shared;
 };
 
-// The launches of one tile's groups: one per kFusedGroups groups (or fewer, where a launch's
-// blocks would pass the grid's limit). Groups go largest block first, so the blocks that take
-// longest start first and the launch ends with small ones. (tests/emulate runs grouped_kernel
-// with these on the host.)
-template <class T, int TILE>
-std::vector<FusedLaunch<T>> fused_launches(std::vector<const Problem*> groups) {
+// The launches of one tile's groups, each handed to `launch_one` as it is built (one table on the
+// stack, as the call path had it): one per kFusedGroups groups (or fewer, where a launch's blocks
+// would pass the grid's limit). Groups go largest block first, so the blocks that take longest
+// start first and the launch ends with small ones. (tests/emulate runs grouped_kernel with these
+// on the host.)
+template <class T, int TILE, class Launch>
+void fused_launches(std::vector<const Problem*> groups, Launch&& launch_one) {
   // Each group's work a block, computed once (not at every comparison of the sort).
   std::vector<std::pair<double, const Problem*>> by_work;
   by_work.reserve(groups.size());
@@ -814,7 +815,6 @@ std::vector<FusedLaunch<T>> fused_launches(std::vector<const Problem*> groups) {
   // are mostly staging; 4 x 4 tiles' items are mostly products, and there its 16-byte loads with
   // 16-way conflicted stores measured 5% faster (f32 uniform mix, 10^4 items, 125.4 -> 119.0 us).
   constexpr bool by_element = kGroupedLayout<T> == Layout::kAlongK && TILE < 4;
-  std::vector<FusedLaunch<T>> launches;
   std::size_t g = 0;
   while (g < groups.size()) {
     FusedLaunch<T> launch{};
@@ -836,9 +836,8 @@ std::vector<FusedLaunch<T>> fused_launches(std::vector<const Problem*> groups) {
       launch.shared = std::max(launch.shared, pk.shared);
       ++g;
     }
-    launches.push_back(launch);
+    launch_one(launch);
   }
-  return launches;
 }
 
 // `chained`: a launch of this call came before, so this one is made dependent on it
@@ -848,7 +847,7 @@ void launch_fused_tile(const std::vector<const Problem*>& groups, const CudaExec
                        bool& chained) {
   static_assert(sizeof(FusedTable<T>) <= kMaxParameterBytes);
   auto kernel = grouped_kernel<T, TILE>;
-  for (const FusedLaunch<T>& launch : fused_launches<T, TILE>(groups)) {
+  fused_launches<T, TILE>(groups, [&](const FusedLaunch<T>& launch) {
     exec.allow_shared(reinterpret_cast<const void*>(kernel), launch.shared);
     cudaLaunchConfig_t config{};
     config.gridDim = grid_dim(launch.blocks, kGridX);
@@ -862,7 +861,7 @@ void launch_fused_tile(const std::vector<const Problem*>& groups, const CudaExec
     config.numAttrs = chained ? 1 : 0;
     check(cudaLaunchKernelEx(&config, kernel, launch.table), "cudaLaunchKernelEx(grouped_kernel)");
     chained = true;
-  }
+  });
 }
 
 // One scalar's groups: the largest tile's launches first, so their long blocks are not a tail.

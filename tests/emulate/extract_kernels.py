@@ -22,9 +22,10 @@ CUTS = {
         ("constexpr int kThreads = 256;", "void launch_stream(", 1),
     ],
 }
-# A cast that computes a pointer no thread dereferences where it is misaligned (stage_range's
-# vector source when no whole vector is left): not an access, so not checked.
-UNCHECKED = ["reinterpret_cast<const Vec<T>*>(src + h)"]
+# Casts whose pointer is dereferenced only under a condition, checked only under it:
+# stage_range's vector source is computed whatever the alignment, and read only where a whole
+# vector is left.
+WHEN = {"reinterpret_cast<const Vec<T>*>(src + h)": "vecs > 0"}
 
 
 def find(lines, text, start, path):
@@ -41,17 +42,14 @@ def checked(text):
         if j < 0:
             out.append(text[i:])
             return "".join(out)
-        if any(text.startswith(u, j) for u in UNCHECKED):
-            out.append(text[i:j + len(key)])
-            i = j + len(key)
-            continue
         out.append(text[i:j])
         k, depth = j + len(key), 1
         while depth:
             depth += {"<": 1, ">": -1}.get(text[k], 0)
             k += 1
         assert text[k] == "(", text[j:k + 10]
-        out.append(f"checked_cast<{text[j + len(key):k - 1]}>(__LINE__, ")
+        when = next((c for cast, c in WHEN.items() if text.startswith(cast, j)), "true")
+        out.append(f"checked_cast<{text[j + len(key):k - 1]}>(__LINE__, {when}, ")
         i = k + 1
 
 

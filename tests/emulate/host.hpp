@@ -355,7 +355,8 @@ struct Case {
 };
 
 // Random storage, beta (0 or not) and batch (1..40, or 300..349 a quarter of the time: several
-// blocks and a partial last one). `layouts` limits A's and B's storage to the first ones.
+// blocks and a partial last one). `layouts` below kStorages limits A's and B's storage to the
+// first ones, and C takes A's (cuda.stream runs only where all three are packed).
 template <class T>
 void randomize(Case& c, std::mt19937& r, int layouts = kStorages) {
   c.la = static_cast<Storage>(r() % layouts);

@@ -30,7 +30,7 @@ using namespace gemmroute::cuda;
 template <class T, int TILE>
 void run_fused(const std::vector<const Problem*>& groups) {
   if (groups.empty()) return;
-  for (const FusedLaunch<T>& launch : fused_launches<T, TILE>(groups)) {
+  fused_launches<T, TILE>(groups, [](const FusedLaunch<T>& launch) {
     blockDim.x = kThreads;
     gridDim.x = static_cast<unsigned>(launch.blocks);
     for (std::int64_t b = 0; b < launch.blocks; ++b) {
@@ -39,7 +39,7 @@ void run_fused(const std::vector<const Problem*>& groups) {
       fibers::run_block(kThreads, [&] { grouped_kernel<T, TILE>(launch.table); });
       check_guard(launch.shared, "grouped block");
     }
-  }
+  });
 }
 
 // One grouped call of these groups (one scalar), as launch_fused runs it; then each checked.
