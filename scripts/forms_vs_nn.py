@@ -12,6 +12,10 @@ many points read under 0.9.
 
   scripts/forms_vs_nn.py [TABLE] [--points]     (default: tables/cuda/nvidia-h200-132sm.table)
   scripts/forms_vs_nn.py [TABLE] --rect RESULTS.csv
+  scripts/forms_vs_nn.py [TABLE] --overlay RESULTS.csv [--overlay ...]
+
+--overlay: the candidates a tuner results CSV measured replace their times in the table's rows
+of the same keys (a kernel measured again after a change, before its rows are merged).
 
 --rect: the same for the rectangles of a tuner results CSV (tune --shapes
 tuning/cuda-small-rect.txt), each against the table's square N N row of side max(m, n, k), same
@@ -62,12 +66,18 @@ def main():
     ap.add_argument("--points", action="store_true", help="every point under 0.9, with the "
                     "fastest native candidate of each")
     ap.add_argument("--rect", metavar="RESULTS.csv", help="rectangles of a tuner results CSV")
+    ap.add_argument("--overlay", metavar="RESULTS.csv", action="append", default=[],
+                    help="a tuner results CSV whose keys replace the table's rows")
     a = ap.parse_args()
     if a.rect:
         rectangles(a.table, a.rect)
         return
+    rows = dict(load_table(a.table))
+    for path in a.overlay:  # the CSV's candidates replace the row's; the row's others stay
+        for key, times in measured(path):
+            rows[key] = {**rows.get(key, {}), **times}
     fraction, best = {}, {}
-    for key, times in load_table(a.table):
+    for key, times in rows.items():
         dt, _, _, _, m, n, k, b = key
         native = {c: t for c, t in times.items() if c != "cublas"}
         if dt in RATE_TFLOPS and m == n == k and m <= 64 and b >= 16384 and native:
