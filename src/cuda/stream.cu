@@ -6,7 +6,10 @@
 // - When A, B and C are each one contiguous range (items packed back to back, ld == rows), a
 //   group of consecutive items is one range of each. A block copies its group's three ranges
 //   into shared memory with asynchronous copies (cp.async: 16 bytes each where the bases allow,
-//   4 or 8 otherwise), no layout change, so the copy is a plain byte stream.
+//   4 or 8 otherwise), no layout change, so the copy is a plain byte stream. (One exception: a
+//   transposed A whose k is an even number of 16-byte runs has its rows padded by one run in the
+//   t= and v= tiles of f32, f64 and c32, so that a warp reading down a column of op(A) does not
+//   meet one bank at every row: staged_lda.)
 // - Blocks are persistent (as many as fit on the device at once) and double-buffered: while a
 //   block computes one group from one buffer, the copies of its next group fill the other.
 //   Where two buffers of one item would hold a multiprocessor to one block (over 112 KiB: f64
@@ -74,6 +77,9 @@ struct StreamArgs {
   std::uint32_t side_i, side_j;         // threads per item along i and j: ceil(m / T), ceil(n / T)
   Divisor per_item, by_side_i;          // side_i * side_j, side_i
   std::uint32_t ea, eb, ec;             // elements per item: m k, k n, m n
+  std::uint32_t ea_s;                   // A's elements per staged item: m * lda_s (lda_s below)
+  Divisor a_row_units;                  // granules per stored column of a transposed A, where
+  std::uint32_t a_row_pad;              // its staged rows are padded (bytes added to each)
   std::uint32_t off_b, off_c, buffer;   // in elements: B's and C's place in a buffer, its size
   Strides sa, sb;                       // op(A)(i, q), op(B)(q, j)
   std::uint32_t granule;                // bytes per asynchronous copy: 16, 8 or 4
@@ -81,6 +87,8 @@ struct StreamArgs {
   bool read_c;                          // beta != 0
   bool vec_a, vec_c;                    // row tiles: A and C columns read as 16-byte vectors
   bool vec_b;                           // and B's columns along k (op(B) = B, k whole rows)
+  bool runs_k;                          // square tiles: op(A)'s rows (A transposed) and op(B)'s
+                                        // columns (B as stored) read as runs along k
 };
 
 template <int BYTES>
@@ -108,6 +116,32 @@ __device__ __forceinline__ void copy_range(void* dst_v, const void* src_v, std::
   copy_units<4>(dst + body, src + body, (bytes - body) / 4);
 }
 
+// Copies `bytes` from src to dst as rows of a_row_units granules each, every row in dst
+// `row_pad` bytes further than the one before it: a transposed A staged with padded rows
+// (lda_s). Rows are whole granules (k a multiple of the 16-byte run).
+template <int BYTES>
+__device__ __forceinline__ void copy_row_units(unsigned char* dst, const unsigned char* src,
+                                               std::uint32_t units, Divisor per_row,
+                                               std::uint32_t row_pad) {
+  for (std::uint32_t u = threadIdx.x; u < units; u += kThreads) {
+    copy_async<BYTES>(dst + u * BYTES + per_row.div(u) * row_pad, src + u * BYTES);
+  }
+}
+
+__device__ __forceinline__ void copy_padded_rows(void* dst_v, const void* src_v,
+                                                 std::uint32_t bytes, std::uint32_t granule,
+                                                 Divisor per_row, std::uint32_t row_pad) {
+  auto* dst = static_cast<unsigned char*>(dst_v);
+  const auto* src = static_cast<const unsigned char*>(src_v);
+  if (granule == 16) {
+    copy_row_units<16>(dst, src, bytes / 16, per_row, row_pad);
+  } else if (granule == 8) {
+    copy_row_units<8>(dst, src, bytes / 8, per_row, row_pad);
+  } else {
+    copy_row_units<4>(dst, src, bytes / 4, per_row, row_pad);
+  }
+}
+
 // Starts the copies of group g into `buf` (one commit group per call, empty past the end).
 template <class T>
 __device__ __forceinline__ void issue_group(const StreamArgs<T>& s, std::int64_t g, T* buf) {
@@ -116,7 +150,12 @@ __device__ __forceinline__ void issue_group(const StreamArgs<T>& s, std::int64_t
     const std::int64_t left = s.p.batch - item0;
     const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
     constexpr std::uint32_t z = sizeof(T);
-    copy_range(buf, s.p.a.base + item0 * s.ea, items * s.ea * z, s.granule);
+    if (s.a_row_pad == 0) {
+      copy_range(buf, s.p.a.base + item0 * s.ea, items * s.ea * z, s.granule);
+    } else {
+      copy_padded_rows(buf, s.p.a.base + item0 * s.ea, items * s.ea * z, s.granule,
+                       s.a_row_units, s.a_row_pad);
+    }
     copy_range(buf + s.off_b, s.p.b.base + item0 * s.eb, items * s.eb * z, s.granule);
     if (s.read_c) copy_range(buf + s.off_c, s.p.c.base + item0 * s.ec, items * s.ec * z, s.granule);
   }
@@ -217,7 +256,7 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
       cb[v] = static_cast<std::uint32_t>(col[v] < n ? col[v] : n - 1) * s.sb.sc;
     }
     for (std::uint32_t slot = lane.slot0; slot < items; slot += lane.slot_step) {
-      const T* a = buf + slot * s.ea;
+      const T* a = buf + slot * s.ea_s;
       const T* b = buf + s.off_b + slot * s.eb;
       T acc[TM][TN];
 #pragma unroll
@@ -229,7 +268,28 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
       constexpr bool kVecB = TL::rows && R >= 2;
       // A column of the tile is one Run<T, TM> (t= tiles: never read as vectors).
       constexpr bool kOneRun = !TL::rows || TM <= R || TM % R != 0;
-      if (kVecB && s.vec_a && s.vec_b) {
+      // Square tiles where op(A) = A^T (or A^H) and op(B) = B, k a multiple of R: both
+      // operands' rows and columns run along k in the staged items, so R consecutive k of each
+      // of the tile's rows of op(A) and columns of op(B) are one 16-byte load, TM + TN loads for
+      // R k steps instead of R (TM + TN). The rows are lda_s apart (staged_lda: an odd number of
+      // runs where k is an even one), so a warp's loads of consecutive rows meet no bank twice.
+      constexpr bool kRunsK = !TL::rows && !TL::mma && R >= 2 && TM >= 4;
+      if (kRunsK && s.runs_k) {
+        for (int q = 0; q < k; q += R) {
+          Run<T, R> x[TM];
+#pragma unroll
+          for (int u = 0; u < TM; ++u) x[u] = *reinterpret_cast<const Run<T, R>*>(a + ra[u] + q);
+#pragma unroll
+          for (int v = 0; v < TN; ++v) {
+            const Run<T, R> y = *reinterpret_cast<const Run<T, R>*>(b + cb[v] + q);
+#pragma unroll
+            for (int w = 0; w < R; ++w)
+#pragma unroll
+              for (int u = 0; u < TM; ++u)
+                acc[u][v] = Ops<T>::fma(maybe_conj(x[u].v[w], s.conj_a), y.v[w], acc[u][v]);
+          }
+        }
+      } else if (kVecB && s.vec_a && s.vec_b) {
         // op(A) = A and op(B) = B with k a multiple of R: a column of A is TM / R 16-byte
         // vectors and R consecutive k of each of the tile's columns of B one, so R k steps take
         // R TM / R + TN loads instead of R (TM / R + TN).
@@ -366,7 +426,7 @@ __device__ __forceinline__ void compute_group_mma(const StreamArgs<T>& s, std::i
     const std::uint32_t tile = w - slot * s.per_item.d;
     const std::uint32_t tj = s.by_side_i.div(tile);
     const std::uint32_t ti = tile - tj * s.side_i;
-    const T* const a = buf + slot * s.ea;
+    const T* const a = buf + slot * s.ea_s;
     const T* const b = buf + s.off_b + slot * s.eb;
     std::uint32_t ra[W], cb[W];
     bool va[W], vb[W];
@@ -513,12 +573,30 @@ struct Plan {
   bool single;
 };
 
+// The staged leading dimension of a transposed A (ta T or C: stored k x m, op(A)'s rows its
+// columns).
+// The tiles read op(A) down a column, lanes at consecutive rows lda_s apart; where k is an even
+// number of 16-byte runs those rows all start in one bank group (f32 k = 64: 32-way conflicts),
+// so the rows are padded by one run (k + V, an odd number of runs): 32 rows then meet four to a
+// bank (f32 t=1 at m >= 32) and 16 rows two (t=4 at m = 64). Elsewhere, and for A as stored
+// (m x k, lanes reading consecutive elements), lda_s is the stored one. Only the tiles measured
+// padded on the H200 (t= and v=, f32 f64 c32: bench/results/h200/README.md, "Transposed forms")
+// pad: the tensor-core tiles (`lanes` 32) and c64 (16-byte elements, at 0.99 of N N's fraction
+// unpadded) stage A as stored.
+template <class T>
+std::uint32_t staged_lda(const Problem& p, int lanes) {
+  constexpr std::int64_t V = kRunLength<T>;
+  const bool pads = lanes == 1 && sizeof(T) < 16 && p.k % (2 * V) == 0;
+  return static_cast<std::uint32_t>(pads ? p.k + V : p.k);
+}
+
 // tm x tn: a thread's tile, or (lanes 32) a warp's.
 template <class T>
 Plan plan(const Problem& p, int tm, int tn, int lanes, bool may_single) {
   if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return {1, 0, false};  // nothing staged
+  const std::int64_t staged_a = p.ta == Op::N ? p.m * p.k : p.m * staged_lda<T>(p, lanes);
   const std::size_t per_item =
-      static_cast<std::size_t>(p.m * p.k + p.k * p.n + (p.beta == 0.0 ? 0 : p.m * p.n)) *
+      static_cast<std::size_t>(staged_a + p.k * p.n + (p.beta == 0.0 ? 0 : p.m * p.n)) *
       sizeof(T);
   const std::size_t tiles =
       static_cast<std::size_t>(((p.m + tm - 1) / tm) * ((p.n + tn - 1) / tn));
@@ -533,7 +611,7 @@ Plan plan(const Problem& p, int tm, int tn, int lanes, bool may_single) {
   if (items > static_cast<std::size_t>(p.batch)) items = static_cast<std::size_t>(p.batch);
   // Each of the three ranges padded to 16 bytes within a buffer.
   auto pad = [](std::size_t elems) { return (elems * sizeof(T) + 15) / 16 * 16 / sizeof(T); };
-  const std::size_t buffer = pad(items * p.m * p.k) + pad(items * p.k * p.n) +
+  const std::size_t buffer = pad(items * staged_a) + pad(items * p.k * p.n) +
                              (p.beta == 0.0 ? 0 : pad(items * p.m * p.n));
   const bool single = may_single && 2 * buffer * sizeof(T) > kMaxBlockShared;
   return {static_cast<std::uint32_t>(items), (single ? 1 : 2) * buffer * sizeof(T), single};
@@ -559,17 +637,19 @@ Setup<T> setup(const Problem& p) {
   s.per_item = Divisor::of(s.side_i * s.side_j);
   s.by_side_i = Divisor::of(s.side_i);
   s.ea = static_cast<std::uint32_t>(p.m * p.k);
+  const std::uint32_t lda_s = staged_lda<T>(p, TL::mma ? 32 : 1);
+  s.ea_s = p.ta == Op::N ? s.ea : static_cast<std::uint32_t>(p.m) * lda_s;
   s.eb = static_cast<std::uint32_t>(p.k * p.n);
   s.ec = static_cast<std::uint32_t>(p.m * p.n);
   auto pad = [](std::size_t elems) {
     return static_cast<std::uint32_t>((elems * sizeof(T) + 15) / 16 * 16 / sizeof(T));
   };
-  s.off_b = pad(std::size_t{pl.items} * s.ea);
+  s.off_b = pad(std::size_t{pl.items} * s.ea_s);
   s.off_c = s.off_b + pad(std::size_t{pl.items} * s.eb);
   s.buffer = static_cast<std::uint32_t>(pl.shared / (pl.single ? 1 : 2) / sizeof(T));
   const auto m = static_cast<std::uint32_t>(p.m), n = static_cast<std::uint32_t>(p.n),
              k = static_cast<std::uint32_t>(p.k);
-  s.sa = p.ta == Op::N ? Strides{1, m} : Strides{k, 1};  // stored m x k, or k x m
+  s.sa = p.ta == Op::N ? Strides{1, m} : Strides{lda_s, 1};  // stored m x k, or k x m
   s.sb = p.tb == Op::N ? Strides{1, k} : Strides{n, 1};  // stored k x n, or n x k
   s.conj_a = p.ta == Op::C;
   s.conj_b = p.tb == Op::C;
@@ -583,12 +663,20 @@ Setup<T> setup(const Problem& p) {
   // B's items and columns start 16 bytes apart in the buffer when k is a whole number of
   // 16-byte runs.
   s.vec_b = s.vec_a && p.tb == Op::N && p.k % kRunLength<T> == 0;
+  // Runs along k for both operands: A transposed with its staged rows whole runs apart, B as
+  // stored (its columns k apart, items k n apart: whole runs where k is).
+  s.runs_k = p.ta != Op::N && p.tb == Op::N && p.k % kRunLength<T> == 0 &&
+             lda_s % kRunLength<T> == 0;
   const std::uintptr_t z = sizeof(T);
   s.granule = granule_of({reinterpret_cast<std::uintptr_t>(p.a.base),
                           reinterpret_cast<std::uintptr_t>(p.b.base),
                           s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0,
                           pl.items * s.ea * z, pl.items * s.eb * z,
                           s.read_c ? pl.items * s.ec * z : 0});
+  if (s.ea_s != s.ea) {  // padded rows: a stored column of A is k * sizeof(T) bytes
+    s.a_row_units = Divisor::of(k * static_cast<std::uint32_t>(z) / s.granule);
+    s.a_row_pad = (lda_s - k) * static_cast<std::uint32_t>(z);
+  }
   return {s, pl};
 }
 
