@@ -3,6 +3,7 @@
 // emulator sets for each thread it runs, and the barriers and shuffles are its own. Nothing
 // here is used by the library.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -21,6 +22,13 @@ struct uint3 {
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
 };
+using cudaStream_t = struct CUstream_st*;
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+using std::max;  // the device's overloads of min and max
+using std::min;
 extern uint3 threadIdx, blockIdx;
 extern dim3 blockDim, gridDim;
 int __syncthreads_and(int predicate);

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Writes the device code of src/cuda/small.cu or stream.cu (the kernels and their helpers, and
-for stream.cu the host functions that set a launch up, not the launches) for small_emulated.cpp
-or stream_emulated.cpp to compile on the host: every reinterpret_cast becomes checked_cast, which
-counts 16-byte accesses at addresses that are not 16-byte aligned, and the dynamic shared memory
-is the emulator's buffer. Fails, naming it, where a line it cuts at is gone.
+"""Writes the device code of src/cuda/small.cu, stream.cu or reg.cu (the kernels and their
+helpers; for small.cu and stream.cu the host functions that set a launch up, not the launches;
+for reg.cu the launch functions too) for small_emulated.cpp, stream_emulated.cpp or
+reg_emulated.cpp to compile on the host: every reinterpret_cast becomes checked_cast, which
+counts 16-byte accesses at addresses that are not 16-byte aligned, the dynamic shared memory is
+the emulator's buffer, a kernel's static __shared__ arrays are function statics (one block runs
+at a time; they are not poisoned with NaN as the dynamic buffer is), and a launch
+K<<<grid, block, bytes, stream>>>(args) is emulate::launch's. Fails, naming it, where a line it
+cuts at is gone.
 
-    extract_kernels.py small.cu|stream.cu OUT
+    extract_kernels.py small.cu|stream.cu|reg.cu OUT
 """
 import os
 import re
@@ -20,6 +24,11 @@ CUTS = {
     ],
     "stream.cu": [
         ("constexpr int kThreads = 256;", "void launch_stream(", 1),
+    ],
+    # reg.cu: everything but the candidate class, its launch functions included (their <<<>>>
+    # launches become emulate::launch calls).
+    "reg.cu": [
+        ("constexpr int kThreads = 256;", "// One family member: its spelling", 0),
     ],
 }
 # Casts whose pointer is dereferenced only under a condition, checked only under it:
@@ -61,8 +70,16 @@ def main():
         a = find(lines, first, start, path)
         b = find(lines, end, a, path) - back
         body = "\n".join(lines[a:b])
-        body = re.sub(r"extern __shared__ (__align__\(\d+\) )?unsigned char smem_raw\[\];",
-                      "unsigned char* smem_raw = g_shared;", body)
+        # Dynamic shared memory is the emulator's buffer; a kernel's static __shared__ arrays
+        # are function statics (one block runs at a time); a launch K<<<grid, block, bytes,
+        # stream>>>(args) runs the grid's blocks (emulate::launch).
+        body = re.sub(r"extern __shared__ (__align__\(\d+\) )?(\w+(?: \w+)*) (\w+)\[\];",
+                      lambda m: f"{m.group(2)}* {m.group(3)} = "
+                                f"reinterpret_cast<{m.group(2)}*>(g_shared);", body)
+        body = re.sub(r"\b__shared__ __align__\((\d+)\)", r"alignas(\1) static", body)
+        body = re.sub(r"\b__shared__\b", "static", body)
+        body = re.sub(r"([\w:]+(?:<[^<>;]*>)?)<<<(.*?)>>>\(", r"::emulate::launch(\1, \2)(",
+                      body, flags=re.S)
         parts.append(f'#line {a + 1} "{path}"\n{checked(body)}')
         start = b
     with open(out_path, "w") as f:

@@ -1,8 +1,8 @@
-// What the host emulation of src/cuda's kernels shares (small_emulated.cpp, stream_emulated.cpp):
-// a block's threads as fibers with the barriers and shuffles of a GPU, operands whose unowned
-// elements are NaN, a shared-memory buffer with a guard past its end, and an exact check of each
-// product against a reference. Each program includes this once, then its kernels' extracted code
-// (extract_kernels.py).
+// What the host emulation of src/cuda's kernels shares (small_emulated.cpp, stream_emulated.cpp,
+// reg_emulated.cpp): a block's threads as fibers with the barriers and shuffles of a GPU,
+// operands whose unowned elements are NaN, a shared-memory buffer with a guard past its end, and
+// an exact check of each product against a reference. Each program includes this once, then its
+// kernels' extracted code (extract_kernels.py).
 //
 // What it cannot see: races between threads within one phase (fibers run one at a time between
 // barriers, and asynchronous copies complete at once), timing, and anything the CUDA compiler

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The kernel changes waiting in dev/pending/ for a GPU run still apply to the tree, in the order
 # its README gives, (with NVCC) the files they touch still compile for sm_90, and the patched
-# small.cu and stream.cu kernels give exact products when run on the host (tests/emulate): a
-# patch that no longer applies, builds or computes fails here, not on the device. The patched
-# copy is SCRATCH's; the tree itself is never touched.
+# small.cu, stream.cu and reg.cu kernels give exact products when run on the host
+# (tests/emulate): a patch that no longer applies, builds or computes fails here, not on the
+# device. The patched copy is SCRATCH's; the tree itself is never touched.
 #
 #   tests/tools/pending_patches.sh ROOT SCRATCH [NVCC]
 set -euo pipefail
@@ -45,7 +45,7 @@ if [ -n "$nvcc" ]; then
     esac
   done
 fi
-for kernels in small stream; do  # the patched kernels, run on the host
+for kernels in small stream reg; do  # the patched kernels, run on the host
   if grep -qx "src/cuda/$kernels.cu" <<<"$touched"; then
     "$root/tests/emulate/emulate.sh" "$kernels" "$scratch" "$scratch/emulated-$kernels" random 60 2 ||
       { echo "FAIL: the patched $kernels.cu's kernels, emulated (tests/emulate)" >&2; exit 1; }

@@ -1,0 +1,117 @@
+// src/cuda/reg.cu's kernels (`cuda.reg`, the f32 register tile with its split-k sum, and
+// `cuda.wide` for f64, c32, c64) run on the host (host.hpp), each call through the file's own
+// launch functions (extracted with the kernels; their <<<>>> launches run every block of the
+// grid here, one block at a time), so a change to the kernels or to which of them a form runs
+// can be checked without a GPU. Every product is compared exactly with a reference; the run
+// counts 16-byte accesses at misaligned addresses, writes past the dynamic shared memory a
+// launch asked for, and barriers some threads never reach. The GPU is taken to have the H200's
+// 132 multiprocessors, which decides where k is split.
+//
+//   reg_emulated random COUNT SEED   COUNT random cases a scalar
+#include <mutex>
+
+#include "host.hpp"
+
+namespace emulate {
+
+inline dim3 dims(dim3 d) { return d; }
+inline dim3 dims(unsigned x) { return {x, 1, 1}; }
+inline dim3 dims(int x) { return {static_cast<unsigned>(x), 1, 1}; }
+
+// K<<<grid, block, bytes, stream>>>(args...): every block of the grid, in order, its threads as
+// fibers, over `bytes` of dynamic shared memory with a guard after it.
+template <class K, class G, class B>
+auto launch(K kernel, G grid_in, B block_in, std::size_t bytes, cudaStream_t) {
+  return [=](auto... args) {
+    const dim3 grid = dims(grid_in), block = dims(block_in);
+    gridDim = grid;
+    blockDim = block;
+    for (unsigned z = 0; z < grid.z; ++z) {
+      for (unsigned y = 0; y < grid.y; ++y) {
+        for (unsigned x = 0; x < grid.x; ++x) {
+          blockIdx = {x, y, z};
+          prepare_shared(bytes);
+          fibers::run_block(static_cast<int>(block.x), [&] { kernel(args...); });
+          check_guard(bytes, "cuda.reg block");
+        }
+      }
+    }
+  };
+}
+
+}  // namespace emulate
+
+namespace gemmroute::cuda {
+
+// What reg.cu's launch functions ask of the Context (src/cuda/exec.hpp, which needs the CUDA
+// runtime): the multiprocessors, the stream, the workspace (kWorkspaceBytes as exec.hpp has it)
+// and its lock.
+inline constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+struct CudaExec {
+  int sms() const { return 132; }
+  cudaStream_t cuda_stream() const { return nullptr; }
+  void allow_shared(const void*, std::size_t) const {}
+  void* workspace() const { return workspace_.data(); }
+  std::mutex& launch_mutex() const { return mutex_; }
+  mutable std::vector<unsigned char> workspace_ = std::vector<unsigned char>(kWorkspaceBytes);
+  mutable std::mutex mutex_;
+};
+inline void check_launch(const char*) {}
+
+namespace {
+#include "reg_kernels.inc"
+}  // namespace
+}  // namespace gemmroute::cuda
+
+namespace {
+
+using namespace emulate;
+
+// Random sizes up to 300 (a third of m and n a multiple of the tile, or one more), every form,
+// every storage, one to three items; k up to 300, so that k is split where the tiles are few.
+template <class T>
+void sweep_random(long count, unsigned seed) {
+  using namespace gemmroute::cuda;
+  std::mt19937 r(seed);
+  const std::vector<Op> f = forms<T>();
+  constexpr bool kF32 = std::is_same_v<T, float>;
+  const std::int64_t tile = kF32 ? kRegTile : 64;
+  for (long i = 0; i < count; ++i) {
+    Case c;
+    auto side = [&] {
+      std::int64_t v = 1 + r() % 300;
+      if (r() % 3 == 0) v = std::max<std::int64_t>(v / tile * tile, tile) + r() % 2;
+      return v;
+    };
+    c.m = side();
+    c.n = side();
+    c.k = 1 + r() % 300;
+    c.ta = f[r() % f.size()];
+    c.tb = f[r() % f.size()];
+    randomize<T>(c, r);
+    c.batch = 1 + r() % 3;
+    c.kernel = kF32 ? "cuda.reg" : "cuda.wide";
+    run_case<T>(c, [&](const Problem& p) {
+      const CudaExec exec;
+      if constexpr (kF32) {
+        launch_sgemm(p, exec);
+      } else {
+        launch_reg<T, 64, 64, 8, 4>(p, exec);
+      }
+    });
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string what = argc > 1 ? argv[1] : "";
+  if (what != "random" || argc != 4) {
+    std::fprintf(stderr, "usage: reg_emulated random COUNT SEED\n");
+    return 2;
+  }
+  const long count = std::atol(argv[2]);
+  const auto seed = static_cast<unsigned>(std::atol(argv[3]));
+  each_scalar([&]<class T>() { sweep_random<T>(count, seed); });
+  return finish(what, "reg.cu");
+}
