@@ -69,6 +69,8 @@ using namespace emulate;
 
 // Random sizes up to 300 (a third of m and n a multiple of the tile, or one more), every form,
 // every storage, one to three items; k up to 300, so that k is split where the tiles are few.
+// Half the cases are packed from a 128-byte boundary with every size a multiple of 4, the calls
+// whose operands all take 16-byte loads (the f32 kernels of 16-byte runs).
 template <class T>
 void sweep_random(long count, unsigned seed) {
   using namespace gemmroute::cuda;
@@ -89,6 +91,12 @@ void sweep_random(long count, unsigned seed) {
     c.ta = f[r() % f.size()];
     c.tb = f[r() % f.size()];
     randomize<T>(c, r);
+    if (r() % 2 == 0) {
+      c.m = (c.m + 3) / 4 * 4;
+      c.n = (c.n + 3) / 4 * 4;
+      c.k = (c.k + 3) / 4 * 4;
+      c.la = c.lb = c.lc = Storage::packed;
+    }
     c.batch = 1 + r() % 3;
     c.kernel = kF32 ? "cuda.reg" : "cuda.wide";
     run_case<T>(c, [&](const Problem& p) {
