@@ -687,13 +687,14 @@ Packing packing(const Problem& p, int tile, Layout layout) {
   return k;
 }
 
-// The batch kernel's arguments for p packed as pk (tests/emulate runs the kernel with them on the
-// host).
+// The kernels' arguments for p packed as pk, staged in `layout` (the batch kernel's: by rows;
+// tests/emulate runs the kernels with them on the host).
 template <class T>
-SmallArgs<T> small_args(const Problem& p, const Packing& pk) {
+SmallArgs<T> small_args(const Problem& p, const Packing& pk, Layout layout = Layout::kByRows,
+                        bool by_element = false) {
   return {make_args<T>(p),
-          staging_a<T>(p, Layout::kByRows),
-          staging_b<T>(p, Layout::kByRows),
+          staging_a<T>(p, layout, by_element),
+          staging_b<T>(p, layout, by_element),
           pk.items,
           pk.side_i,
           pk.side_j};
@@ -738,8 +739,8 @@ struct FusedTable {
 // three (80) for f64's 4 x 4 tile; the complex ones as the batch kernel (c32 spills at four).
 // The grouped launch's staging waits on loads (ncu: L1TEX the first stall reason, 1.5 eligible
 // warps a scheduler), so more warps hide more of it. None spills in its loop (f32's 2 x 2 tile
-// keeps two registers in local memory across its loops); f32's 4 x 4 at three blocks (80 registers, its
-// k steps' loads all issued ahead) measured 8% slower, 2026-12-04.
+// keeps two registers in local memory across its loops); f32's 4 x 4 at three blocks (80
+// registers, its k steps' loads all issued ahead) measured 8% slower, 2026-12-04.
 template <class T, int TILE>
 constexpr int kGroupedMinBlocks = std::is_same_v<T, float> ||
                                           (std::is_same_v<T, double> && TILE <= 2)
@@ -840,12 +841,7 @@ void fused_launches(std::vector<const Problem*> groups, Launch&& launch_one) {
       const Packing pk = packing<T>(p, TILE, kGroupedLayout<T>);
       const std::int64_t mine = (p.batch + pk.items - 1) / pk.items;
       if (table.count > 0 && launch.blocks + mine > kGridX) break;
-      table.group[table.count] = SmallArgs<T>{make_args<T>(p),
-                                              staging_a<T>(p, kGroupedLayout<T>, by_element),
-                                              staging_b<T>(p, kGroupedLayout<T>, by_element),
-                                              pk.items,
-                                              pk.side_i,
-                                              pk.side_j};
+      table.group[table.count] = small_args<T>(p, pk, kGroupedLayout<T>, by_element);
       table.first_block[table.count] = static_cast<std::uint32_t>(launch.blocks);
       ++table.count;
       launch.blocks += mine;
@@ -859,11 +855,10 @@ void fused_launches(std::vector<const Problem*> groups, Launch&& launch_one) {
 // `chained`: a launch of this call came before, so this one is made dependent on it
 // (let_the_next_launch_start above); set once this one is launched.
 template <class T, int TILE>
-void launch_fused_tile(const std::vector<const Problem*>& groups, const CudaExec& exec,
-                       bool& chained) {
+void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec, bool& chained) {
   static_assert(sizeof(FusedTable<T>) <= kMaxParameterBytes);
   auto kernel = grouped_kernel<T, TILE>;
-  fused_launches<T, TILE>(groups, [&](const FusedLaunch<T>& launch) {
+  fused_launches<T, TILE>(std::move(groups), [&](const FusedLaunch<T>& launch) {
     exec.allow_shared(reinterpret_cast<const void*>(kernel), launch.shared);
     cudaLaunchConfig_t config{};
     config.gridDim = grid_dim(launch.blocks, kGridX);
