@@ -5,9 +5,9 @@ for reg.cu the launch functions too) for small_emulated.cpp, stream_emulated.cpp
 reg_emulated.cpp to compile on the host: every reinterpret_cast becomes checked_cast, which
 counts 16-byte accesses at addresses that are not 16-byte aligned, the dynamic shared memory is
 the emulator's buffer, a kernel's static __shared__ arrays are function statics (one block runs
-at a time; they are not poisoned with NaN as the dynamic buffer is), and a launch
+at a time) made NaN for each block as the dynamic buffer is, and a launch
 K<<<grid, block, bytes, stream>>>(args) is emulate::launch's. Fails, naming it, where a line it
-cuts at is gone.
+cuts at is gone or a __shared__ declaration is not one it rewrites.
 
     extract_kernels.py small.cu|stream.cu|reg.cu OUT
 """
@@ -71,13 +71,19 @@ def main():
         b = find(lines, end, a, path) - back
         body = "\n".join(lines[a:b])
         # Dynamic shared memory is the emulator's buffer; a kernel's static __shared__ arrays
-        # are function statics (one block runs at a time); a launch K<<<grid, block, bytes,
+        # are function statics (one block runs at a time), made NaN at each block's first
+        # thread to declare them (emulate::poison_static); a launch K<<<grid, block, bytes,
         # stream>>>(args) runs the grid's blocks (emulate::launch).
         body = re.sub(r"extern __shared__ (__align__\(\d+\) )?(\w+(?: \w+)*) (\w+)\[\];",
                       lambda m: f"{m.group(2)}* {m.group(3)} = "
                                 f"reinterpret_cast<{m.group(2)}*>(g_shared);", body)
-        body = re.sub(r"\b__shared__ __align__\((\d+)\)", r"alignas(\1) static", body)
-        body = re.sub(r"\b__shared__\b", "static", body)
+        body = re.sub(r"\b__shared__ (?:__align__\((\d+)\) )?([\w:<>, ]+?) (\w+)((?:\[[^\]]+\])+);",
+                      lambda m: (f"alignas({m.group(1)}) " if m.group(1) else "") +
+                                f"static {m.group(2)} {m.group(3)}{m.group(4)}; "
+                                f"::emulate::poison_static({m.group(3)}, sizeof({m.group(3)}));",
+                      body)
+        if "__shared__" in body:
+            sys.exit(f"{path}: a __shared__ declaration this script does not know")
         body = re.sub(r"([\w:]+(?:<[^<>;]*>)?)<<<(.*?)>>>\(", r"::emulate::launch(\1, \2)(",
                       body, flags=re.S)
         parts.append(f'#line {a + 1} "{path}"\n{checked(body)}')

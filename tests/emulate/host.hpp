@@ -21,6 +21,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -328,11 +329,29 @@ void make_store(Store<T>& s, Storage layout, std::int64_t rows, std::int64_t col
 inline std::vector<unsigned char> shared_buffer;
 constexpr std::size_t kGuard = 2048;
 
+// Blocks run so far (prepare_shared counts them): a kernel's static __shared__ arrays, function
+// statics here, are made NaN again at the first thread of each block that reaches them.
+inline std::uint64_t block_epoch = 0;
+
 // A block's dynamic shared memory: `bytes` of NaN (0xFF in every scalar), then a guard.
 inline void prepare_shared(std::size_t bytes) {
   shared_buffer.assign(bytes + kGuard + 1024, 0xFF);
   g_shared = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<std::uintptr_t>(shared_buffer.data()) + 1023) / 1024 * 1024);
+  ++block_epoch;
+}
+
+// Where a kernel declares a static __shared__ array (extract_kernels.py puts the call after the
+// declaration): its bytes are NaN the first time a block's thread passes, as the dynamic buffer's
+// are, so a read of an element no thread of the block wrote fails the exact comparison instead of
+// finding the block before's value. Threads run as fibers one at a time, and a kernel declares
+// its arrays before using them, so the first thread's poisoning comes before any write.
+inline void poison_static(void* at, std::size_t bytes) {
+  static std::map<void*, std::uint64_t> seen;
+  std::uint64_t& epoch = seen[at];
+  if (epoch == block_epoch) return;
+  epoch = block_epoch;
+  std::memset(at, 0xFF, bytes);
 }
 
 inline void check_guard(std::size_t bytes, const char* what) {
