@@ -101,9 +101,10 @@ bool run_tile(const Problem& p, int tile) {
   return false;
 }
 
-// Random sizes (a third of them a multiple of the row tiles' rows, so that the v= tiles run),
-// packed storage from a 128-byte boundary or one element past it (copies of 16, 8 or 4 bytes),
-// and batches of one to seven groups' worth of items.
+// Random sizes (a third of m, n and k each a multiple of 8: the v= tiles run where m is, and
+// read B's runs along k or j where k or n is), packed storage from a 128-byte boundary or one
+// element past it (copies of 16, 8 or 4 bytes), and batches of one to seven groups' worth of
+// items.
 template <class T>
 void sweep_random(long count, unsigned seed) {
   std::mt19937 r(seed);
@@ -114,6 +115,7 @@ void sweep_random(long count, unsigned seed) {
       c.m = 1 + r() % 64;
       if (r() % 3 == 0) c.m = std::max<std::int64_t>(c.m / 8 * 8, 8);
       c.n = 1 + r() % 64;
+      if (r() % 3 == 0) c.n = std::max<std::int64_t>(c.n / 8 * 8, 8);
       c.k = 1 + r() % 64;
       if (r() % 3 == 0) c.k = std::max<std::int64_t>(c.k / 8 * 8, 8);
       c.ta = f[r() % f.size()];
