@@ -270,7 +270,8 @@ def offgrid(results, benches, root):
 def forms(results, table, overlays, root):
     print("## Transposed and rectangular small batches against N N (target: within 10%)")
     script = os.path.join(root, "scripts/forms_vs_nn.py")
-    args = [sys.executable, script] + ([table] if table else [])
+    args = [sys.executable, script,
+            table or os.path.join(root, "tables/cuda/nvidia-h200-132sm.table")]
     for o in overlays:
         args += ["--overlay", o]
     out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
@@ -292,7 +293,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=os.path.join(root, "bench/results/h200"))
-    ap.add_argument("--table", help="for the forms (default: forms_vs_nn.py's, the H200 table)")
+    ap.add_argument("--table", help="for the forms (default: the H200 table)")
     ap.add_argument("--overlay", action="append", default=[],
                     help="a tuner CSV whose times replace the table's for the forms (repeatable)")
     ap.add_argument("--replay", metavar="CLI", help="also replay the shipped table's picks over "
