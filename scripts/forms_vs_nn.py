@@ -12,10 +12,12 @@ many points read under 0.9.
 
   scripts/forms_vs_nn.py [TABLE] [--points]     (default: tables/cuda/nvidia-h200-132sm.table)
   scripts/forms_vs_nn.py [TABLE] --rect RESULTS.csv
-  scripts/forms_vs_nn.py [TABLE] --overlay RESULTS.csv [--overlay ...]
+  scripts/forms_vs_nn.py [TABLE] --overlay RESULTS.csv [--overlay ...] [--ab]
 
 --overlay: the candidates a tuner results CSV measured replace their times in the table's rows
-of the same keys (a kernel measured again after a change, before its rows are merged).
+of the same keys (a kernel measured again after a change, before its rows are merged). With
+--ab, the overlays are A/B runs (tuning/cuda-stream-tiles-ab.spec): each `:ab=1` time stands in
+for its shipped twin's, as if the patch had landed.
 
 --rect: the same for the rectangles of a tuner results CSV (tune --shapes
 tuning/cuda-small-rect.txt), each against the table's square N N row of side max(m, n, k), same
@@ -68,6 +70,8 @@ def main():
     ap.add_argument("--rect", metavar="RESULTS.csv", help="rectangles of a tuner results CSV")
     ap.add_argument("--overlay", metavar="RESULTS.csv", action="append", default=[],
                     help="a tuner results CSV whose keys replace the table's rows")
+    ap.add_argument("--ab", action="store_true", help="the overlays are A/B runs: a candidate's "
+                    "`:ab=1` twin (the patched build) stands in for it, as if the patch landed")
     a = ap.parse_args()
     if a.rect:
         rectangles(a.table, a.rect)
@@ -75,6 +79,9 @@ def main():
     rows = dict(load_table(a.table))
     for path in a.overlay:  # the CSV's candidates replace the row's; the row's others stay
         for key, times in measured(path):
+            if a.ab:
+                patched = {c[:-len(":ab=1")]: t for c, t in times.items() if c.endswith(":ab=1")}
+                times = {**{c: t for c, t in times.items() if not c.endswith(":ab=1")}, **patched}
             rows[key] = {**rows.get(key, {}), **times}
     fraction, best = {}, {}
     for key, times in rows.items():

@@ -38,6 +38,7 @@ class CudaBackend final : public Backend {
     candidates_.push_back(&wide_candidate());
     candidates_.push_back(&tiled_candidate());
     candidates_.push_back(&direct_candidate());
+    for (const Candidate* c : ab_candidates()) candidates_.push_back(c);
     fingerprint_.set("backend", "cuda");
     if (index < 0) return;
     cudaDeviceProp prop{};
@@ -144,6 +145,14 @@ class CudaBackend final : public Backend {
 };
 
 }  // namespace
+
+std::span<const Candidate* const> ab_candidates() {
+#ifdef GEMMROUTE_AB_STREAM
+  return stream_candidates_ab();
+#else
+  return {};
+#endif
+}
 
 std::unique_ptr<Backend> make_vocabulary() {
   return std::make_unique<CudaBackend>(-1);

@@ -73,4 +73,10 @@ std::span<const Candidate* const> small_candidates();
 // cuda.stream:t=.., v=..: packed small-matrix batches streamed through shared memory, per tile.
 std::span<const Candidate* const> stream_candidates();
 
+// An A/B build's second copy of stream.cu, patched (CMake's GEMMROUTE_AB_PATCHES; `:ab=1` on
+// every spelling); empty in every other build. The backend and the GPU tests take them after
+// the rest, so the patched kernels are tested and timed beside the shipped ones.
+std::span<const Candidate* const> ab_candidates();
+std::span<const Candidate* const> stream_candidates_ab();
+
 }  // namespace gemmroute::cuda

@@ -147,6 +147,7 @@ std::vector<const Candidate*> cuda_candidates() {
   out.push_back(&cuda::wide_candidate());
   out.push_back(&cuda::tiled_candidate());
   out.push_back(&cuda::direct_candidate());
+  for (const Candidate* c : cuda::ab_candidates()) out.push_back(c);  // an A/B build's (`:ab=1`)
   return out;
 }
 
