@@ -12,6 +12,8 @@
 //                   cublasGemmBatchedEx a size)
 //   auto-per-group  one pointer-array gemm() a group, the table choosing for each
 //   auto-items      gemm_grouped(items): a GemmItem an item, grouped on the host per call
+//   auto-ab         (an A/B build with small.cu patched only) auto through the patched copy's
+//                   grouped launch
 //
 // Times are per call, back to back (what a program calling in a loop sees: a call's host work
 // overlaps the device's work of the call before). Each is also put against the roofline:
@@ -262,6 +264,16 @@ void run_config(const Config& cf, Context& ctx, MeasureDevice& dev, const Harnes
       {"auto-per-group", [&](std::int64_t s) { run.loop(ctx, s, none); }},
       {"auto-items", [&](std::int64_t s) { run.items(ctx, s, none); }},
   };
+  // An A/B build's patched grouped launch, timed beside auto in the same process (CMake's
+  // GEMMROUTE_AB_PATCHES with small.cu patched; docs/decisions.md, "Two builds of a kernel in one
+  // process").
+  if (detail::Access::state(ctx).backend->has_ab_grouped()) {
+    arms.push_back({"auto-ab", [&](std::int64_t s) {
+                      set_ab_grouped(true);
+                      run.groups(ctx, s, none);
+                      set_ab_grouped(false);
+                    }});
+  }
 
   const std::string what = std::string(to_string(cf.scalar)) + " " + cf.mix->name + " " +
                            std::to_string(cf.items) + " items";
@@ -363,8 +375,9 @@ int bench_grouped(const Args& args) {
   csv_file.flush();
   std::printf(
       "bench --grouped on %s: arms auto (gemm_groups), vendor-groups and vendor-loop (%s), "
-      "auto-per-group, auto-items (gemm_grouped); times per call, back to back\n",
-      backend.fingerprint().id().c_str(), vendor.c_str());
+      "auto-per-group, auto-items (gemm_grouped)%s; times per call, back to back\n",
+      backend.fingerprint().id().c_str(), vendor.c_str(),
+      backend.has_ab_grouped() ? ", auto-ab (the A/B build's patched grouped launch)" : "");
 
   std::vector<Config> configs;
   for (Scalar s : {Scalar::f32, Scalar::f64}) {

@@ -1,5 +1,8 @@
 #include "core/backend.hpp"
 
+#include <cstdlib>
+#include <string_view>
+
 #include "gemmroute/error.hpp"
 
 namespace gemmroute {
@@ -71,6 +74,24 @@ std::unique_ptr<Backend> make_backend(Device device) {
                 "with -DGEMMROUTE_CUDA=OFF)");
   }
   throw Error(Errc::unsupported, "device", "this build has no backend for that device");
+}
+
+namespace {
+thread_local bool ab_grouped_on = false;
+}  // namespace
+
+void set_ab_grouped(bool on) noexcept {
+  ab_grouped_on = on;
+}
+
+bool ab_grouped() noexcept {
+  // GEMMROUTE_AB_GROUPED=1 turns it on for every thread of the process: the GPU tests and the
+  // sanitizers run the patched grouped launch that way.
+  static const bool everywhere = [] {
+    const char* v = std::getenv("GEMMROUTE_AB_GROUPED");
+    return v != nullptr && std::string_view(v) == "1";
+  }();
+  return ab_grouped_on || everywhere;
 }
 
 }  // namespace gemmroute

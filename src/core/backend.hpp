@@ -95,6 +95,10 @@ class Backend {
   virtual std::string group_launch_note(std::span<const GroupLaunch> /*groups*/) const {
     return {};
   }
+  // Whether this build has an A/B copy of the grouped launch (CMake's GEMMROUTE_AB_PATCHES with
+  // a patch of src/cuda/small.cu), which launch_groups runs on a thread that has set
+  // set_ab_grouped (bench --grouped's `auto-ab` arm).
+  virtual bool has_ab_grouped() const { return false; }
 
   // The vendor's own choice for a dtype: what runs on a miss (after the generic native
   // kernel) and what a row's other entries are compared with by the reach rule. The default is
@@ -132,5 +136,11 @@ std::unique_ptr<Backend> make_backend(Device device);
 // The backend for a device if the machine has it, else its vocabulary (see BackendEntry);
 // throws Error(unsupported) only when this build lacks the backend. *offline says which.
 std::unique_ptr<Backend> make_backend_or_vocabulary(Device device, bool* offline);
+
+// An A/B build's switch for the grouped launch, per thread (docs/decisions.md, "Two builds of a
+// kernel in one process"): while on, a backend with has_ab_grouped() runs the patched copy's.
+// GEMMROUTE_AB_GROUPED=1 in the environment turns it on for the whole process.
+void set_ab_grouped(bool on) noexcept;
+bool ab_grouped() noexcept;
 
 }  // namespace gemmroute

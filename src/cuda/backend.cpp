@@ -130,6 +130,9 @@ class CudaBackend final : public Backend {
   std::string group_launch_note(std::span<const GroupLaunch> groups) const override {
     return cuda::group_launch_note(groups);
   }
+#ifdef GEMMROUTE_AB_SMALL
+  bool has_ab_grouped() const override { return true; }
+#endif
   std::unique_ptr<Exec> make_exec(void* stream) const override {
     if (index_ < 0) {
       throw Error(Errc::unsupported, "device", "the CUDA vocabulary alone runs nothing");
@@ -147,10 +150,37 @@ class CudaBackend final : public Backend {
 }  // namespace
 
 std::span<const Candidate* const> ab_candidates() {
+  static const std::vector<const Candidate*> all = [] {
+    std::vector<const Candidate*> out;
+#ifdef GEMMROUTE_AB_SMALL
+    for (const Candidate* c : small_candidates_ab()) out.push_back(c);
+#endif
 #ifdef GEMMROUTE_AB_STREAM
-  return stream_candidates_ab();
-#else
+    for (const Candidate* c : stream_candidates_ab()) out.push_back(c);
+#endif
+    return out;
+  }();
+  return all;
+}
+
+#ifndef GEMMROUTE_AB_SMALL
+// No patched copy of small.cu in this build: use_ab_grouped() is false, so these never run.
+std::span<const Candidate* const> small_candidates_ab() {
   return {};
+}
+bool fusable_ab(const GroupLaunch& group) {
+  return fusable(group);
+}
+void launch_fused_groups_ab(std::span<const GroupLaunch* const> groups, const CudaExec& exec) {
+  launch_fused_groups(groups, exec);
+}
+#endif
+
+bool use_ab_grouped() {
+#ifdef GEMMROUTE_AB_SMALL
+  return ab_grouped();
+#else
+  return false;
 #endif
 }
 

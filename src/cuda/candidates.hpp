@@ -78,5 +78,12 @@ std::span<const Candidate* const> stream_candidates();
 // the rest, so the patched kernels are tested and timed beside the shipped ones.
 std::span<const Candidate* const> ab_candidates();
 std::span<const Candidate* const> stream_candidates_ab();
+// The patched copy of small.cu in an A/B build (cuda.small `:ab=1`, and its grouped launch).
+std::span<const Candidate* const> small_candidates_ab();
+bool fusable_ab(const GroupLaunch& group);
+void launch_fused_groups_ab(std::span<const GroupLaunch* const> groups, const CudaExec& exec);
+// Whether the grouped calls of this thread run the A/B copy's grouped launch (an A/B build with
+// small.cu patched, and core's set_ab_grouped on).
+bool use_ab_grouped();
 
 }  // namespace gemmroute::cuda

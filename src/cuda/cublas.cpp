@@ -209,16 +209,23 @@ std::string group_launch_note(std::span<const GroupLaunch> groups) {
 
 void launch_groups(std::span<const GroupLaunch> groups, const Exec& e) {
   const CudaExec& exec = cuda_exec(e);
+  // An A/B build's patched grouped launch, on a thread that asked for it (bench --grouped).
+  const bool ab = use_ab_grouped();
+  auto joins_fused = [ab](const GroupLaunch& g) { return ab ? fusable_ab(g) : fusable(g); };
   // Two groups or more that the grouped kernel takes: one launch per scalar and size class.
   std::vector<const GroupLaunch*> fused;
   for (const GroupLaunch& g : groups) {
-    if (fusable(g)) fused.push_back(&g);
+    if (joins_fused(g)) fused.push_back(&g);
   }
   std::vector<GroupLaunch> rest;
   if (fused.size() >= 2) {
-    launch_fused_groups(fused, exec);
+    if (ab) {
+      launch_fused_groups_ab(fused, exec);
+    } else {
+      launch_fused_groups(fused, exec);
+    }
     for (const GroupLaunch& g : groups) {
-      if (!fusable(g)) rest.push_back(g);
+      if (!joins_fused(g)) rest.push_back(g);
     }
     groups = rest;
   }
