@@ -22,7 +22,8 @@ from plot_common import save_png  # noqa: E402
 # The arms as bench --grouped names them, in its order, with how the legend reads them.
 ARMS = [("auto", "auto (gemm_groups)"), ("vendor-groups", "vendor, one grouped call"),
         ("vendor-loop", "vendor, a call a group"), ("auto-per-group", "auto, a call a group"),
-        ("auto-items", "auto (gemm_grouped, items)")]
+        ("auto-items", "auto (gemm_grouped, items)"),
+        ("auto-ab", "auto, the A/B build's patched launch")]  # only in an A/B build's CSV
 
 
 def read(path):
