@@ -158,6 +158,10 @@ std::span<const Candidate* const> ab_candidates() {
 #ifdef GEMMROUTE_AB_STREAM
     for (const Candidate* c : stream_candidates_ab()) out.push_back(c);
 #endif
+#ifdef GEMMROUTE_AB_REG
+    out.push_back(&reg_candidate_ab());
+    out.push_back(&wide_candidate_ab());
+#endif
     return out;
   }();
   return all;

@@ -78,6 +78,9 @@ std::span<const Candidate* const> stream_candidates();
 // the rest, so the patched kernels are tested and timed beside the shipped ones.
 std::span<const Candidate* const> ab_candidates();
 std::span<const Candidate* const> stream_candidates_ab();
+// The patched copy of reg.cu in an A/B build (cuda.reg and cuda.wide `:ab=1`).
+const Candidate& reg_candidate_ab();
+const Candidate& wide_candidate_ab();
 // The patched copy of small.cu in an A/B build (cuda.small `:ab=1`, and its grouped launch).
 std::span<const Candidate* const> small_candidates_ab();
 bool fusable_ab(const GroupLaunch& group);

@@ -775,14 +775,27 @@ class Reg final : public Candidate {
 
 }  // namespace
 
-const Candidate& reg_candidate() {
-  static const Reg instance("cuda.reg:m=128:n=128:k=8:t=8", Scalar::f32, Scalar::f32, Scalar::f32,
-                            &launch_sgemm, nullptr, nullptr, &sgemm_workspace);
+// An A/B build (CMake's GEMMROUTE_AB_PATCHES) compiles this file a second time with dev/pending/'s
+// patches applied and GEMMROUTE_AB defined: the same two tiles spelled with `:ab=1`
+// (docs/decisions.md, "Two builds of a kernel in one process").
+#ifdef GEMMROUTE_AB
+#define GEMMROUTE_REG_EXPORT(name) name##_ab
+#define GEMMROUTE_REG_BUILD ":ab=1"
+#else
+#define GEMMROUTE_REG_EXPORT(name) name
+#define GEMMROUTE_REG_BUILD ""
+#endif
+
+const Candidate& GEMMROUTE_REG_EXPORT(reg_candidate)() {
+  static const Reg instance("cuda.reg:m=128:n=128:k=8:t=8" GEMMROUTE_REG_BUILD, Scalar::f32,
+                            Scalar::f32, Scalar::f32, &launch_sgemm, nullptr, nullptr,
+                            &sgemm_workspace);
   return instance;
 }
 
-const Candidate& wide_candidate() {
-  static const Reg instance("cuda.wide:m=64:n=64:k=8:t=4", Scalar::f64, Scalar::c32, Scalar::c64,
+const Candidate& GEMMROUTE_REG_EXPORT(wide_candidate)() {
+  static const Reg instance("cuda.wide:m=64:n=64:k=8:t=4" GEMMROUTE_REG_BUILD, Scalar::f64,
+                            Scalar::c32, Scalar::c64,
                             &launch_reg<double, 64, 64, 8, 4>, &launch_reg<Cx<float>, 64, 64, 8, 4>,
                             &launch_reg<Cx<double>, 64, 64, 8, 4>);
   return instance;

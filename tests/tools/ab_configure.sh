@@ -18,7 +18,8 @@ done
 if [ ${#patches[@]} -gt 0 ]; then
   list=$(IFS=';' && echo "${patches[*]}")
   cmake -S "$root" -B "$scratch/ab" "${common[@]}" -DGEMMROUTE_AB_PATCHES="$list" \
-    >"$scratch/ab.log" 2>&1 || { cat "$scratch/ab.log"; echo "FAIL: the A/B configure" >&2; exit 1; }
+    >"$scratch/ab.log" 2>&1 ||
+    { cat "$scratch/ab.log"; echo "FAIL: the A/B configure" >&2; exit 1; }
   for f in $(sed -n 's#^+++ b/##p' "${patches[@]}" | sort -u); do
     copy="$scratch/ab/src/cuda/ab/$f"
     [ -f "$copy" ] || { echo "FAIL: no patched copy at $copy" >&2; exit 1; }
@@ -28,16 +29,17 @@ if [ ${#patches[@]} -gt 0 ]; then
     fi
   done
 fi
-# A patch of another file (reg.cu, made here) is refused, saying why.
+# A patch of another file (tiled.cu, made here) is refused, saying why.
 mkdir -p "$scratch/a/src/cuda" "$scratch/b/src/cuda"
-cp "$root/src/cuda/reg.cu" "$scratch/a/src/cuda/reg.cu"
-{ cat "$root/src/cuda/reg.cu"; echo "// changed"; } >"$scratch/b/src/cuda/reg.cu"
-(cd "$scratch" && diff -u a/src/cuda/reg.cu b/src/cuda/reg.cu >reg.patch) || true
-if cmake -S "$root" -B "$scratch/bad" "${common[@]}" -DGEMMROUTE_AB_PATCHES="$scratch/reg.patch" \
+cp "$root/src/cuda/tiled.cu" "$scratch/a/src/cuda/tiled.cu"
+{ cat "$root/src/cuda/tiled.cu"; echo "// changed"; } >"$scratch/b/src/cuda/tiled.cu"
+(cd "$scratch" && diff -u a/src/cuda/tiled.cu b/src/cuda/tiled.cu >tiled.patch) || true
+if cmake -S "$root" -B "$scratch/bad" "${common[@]}" -DGEMMROUTE_AB_PATCHES="$scratch/tiled.patch" \
   >"$scratch/bad.log" 2>&1; then
-  echo "FAIL: a patch of reg.cu was taken" >&2
+  echo "FAIL: a patch of tiled.cu was taken" >&2
   exit 1
 fi
-tr -s ' \n' ' ' <"$scratch/bad.log" | grep -q "takes patches of src/cuda/stream.cu and small.cu only" ||
+tr -s ' \n' ' ' <"$scratch/bad.log" |
+  grep -q "takes patches of src/cuda/stream.cu, small.cu and reg.cu only" ||
   { cat "$scratch/bad.log"; echo "FAIL: the refusal does not say why" >&2; exit 1; }
 echo "ok: A/B configure (${#patches[@]} patches)"
