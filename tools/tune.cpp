@@ -10,6 +10,7 @@
 #include "args.hpp"
 #include "core/backend.hpp"
 #include "core/files.hpp"
+#include "core/spelling.hpp"
 #include "core/table.hpp"
 #include "gemmroute/error.hpp"
 #include "measure/operands.hpp"
@@ -473,7 +474,13 @@ int tune(const Argv& argv) {
   s.device = mdev.get();
   s.spec = &spec;
   if (spec.candidates.empty()) {
-    for (const Candidate* c : backend->candidates()) s.candidates.push_back(c);
+    for (const Candidate* c : backend->candidates()) {
+      // An A/B build's patched copies (`:ab=1`) are timed only where a spec names them: `all` is
+      // the shipped vocabulary, so a campaign's results never hold spellings no other build has.
+      const auto spelling = parse_spelling(c->spelling());
+      if (spelling && spelling->param("ab")) continue;
+      s.candidates.push_back(c);
+    }
   } else {
     for (const std::string& sp : spec.candidates) {
       const Candidate* c = backend->find(sp);
