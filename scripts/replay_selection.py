@@ -34,6 +34,15 @@ def rows(path):
         yield from csv.DictReader(line for line in f if not line.startswith("#"))
 
 
+def candidate_times(r):
+    """{candidate: median us} of a bench CSV row (its candidates_us column)."""
+    times = {}
+    for entry in r["candidates_us"].split(";"):
+        name, _, t = entry.rpartition("=")
+        times[name] = float(t)
+    return times
+
+
 def shapes(path, vendor):
     """(key fields, {candidate: median us}, vendor us or None) per shape, in file order."""
     first = next(rows(path), None)
@@ -43,11 +52,7 @@ def shapes(path, vendor):
         for r in rows(path):
             if r["status"] != "ok":
                 continue
-            times = {}
-            for entry in r["candidates_us"].split(";"):
-                name, _, t = entry.rpartition("=")
-                times[name] = float(t)
-            yield r, times, float(r["t_vendor_us"])
+            yield r, candidate_times(r), float(r["t_vendor_us"])
         return
     points = {}  # a tuner results CSV: the ok rows of each point
     for r in rows(path):

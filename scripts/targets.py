@@ -22,18 +22,16 @@ speaks for shows as such; nothing is measured here. The targets (the CUDA kernel
                      [--replay build/bin/gemmroute]
 """
 import argparse
-import csv
 import glob
-import math
 import os
 import re
 import subprocess
 import sys
 
-COPY_GBS = 4252
-RATE_TFLOPS = {"f32": 51.0, "f64": 57.7, "c32": 53.4, "c64": 53.8}
-SIZE = {"f32": 4, "f64": 8, "c32": 8, "c64": 16}
-FLOP = {"f32": 2, "f64": 2, "c32": 8, "c64": 8}
+from forms_vs_nn import RATE_TFLOPS, roofline_us  # beside this script
+from model_sweep import SIZE
+from replay_selection import candidate_times, geomean, pick, rows, shapes
+
 SMALL_N = [2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 32, 40, 48, 56, 64]
 
 
@@ -49,11 +47,6 @@ def header(path):
     return out
 
 
-def rows(path):
-    with open(path, newline="") as f:
-        yield from csv.DictReader(line for line in f if not line.startswith("#"))
-
-
 def bench_csvs(results):
     """(date, path) of every `gemmroute bench` CSV under results, oldest first."""
     out = []
@@ -62,24 +55,6 @@ def bench_csvs(results):
         if h.get("gemmroute-bench") == "1" and "date" in h:
             out.append((h["date"], path))
     return sorted(out)
-
-
-def roofline_us(dt, m, n, k, batch):
-    moved = (m * k + k * n + 2 * m * n) * batch * SIZE[dt]  # beta != 0: C read and written
-    return max(moved / (COPY_GBS * 1e3), FLOP[dt] * m * n * k * batch / (RATE_TFLOPS[dt] * 1e6))
-
-
-def candidates(r):
-    out = {}
-    for entry in r["candidates_us"].split(";"):
-        name, _, t = entry.rpartition("=")
-        if name:
-            out[name] = float(t)
-    return out
-
-
-def geomean(v):
-    return math.exp(sum(map(math.log, v)) / len(v))
 
 
 def rel(path, results):
@@ -112,9 +87,9 @@ def small_batches(results, benches):
                 cells.append(f"{n}: -")
                 continue
             _, _, r = newest[(dt, n)]
-            roof = roofline_us(dt, n, n, n, int(r["batch"]))
+            roof = roofline_us((dt, "N", "N", "packed", n, n, n, int(r["batch"])))
             frac = roof / float(r["t_auto_us"])
-            native = [t for c, t in candidates(r).items() if c != "cublas"]
+            native = [t for c, t in candidate_times(r).items() if c != "cublas"]
             cells.append(f"{n}: {100 * frac:.0f}%")
             native_cells.append(f"{n}: {100 * roof / min(native):.0f}%" if native else f"{n}: -")
             if frac < 0.8:
@@ -195,10 +170,8 @@ def register_tile(results):
 def replayed(path, cli):
     """The shipped table's pick at each ok shape of a bench CSV (`gemmroute explain`, offline)
     against cuBLAS, both read from that run's own medians: (shape, pick, cuBLAS / pick)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import replay_selection  # beside this script
-    for r, times, t_vendor in replay_selection.shapes(path, "cublas"):
-        c = replay_selection.pick(cli, "cuda:0", None, r)
+    for r, times, t_vendor in shapes(path, "cublas"):
+        c = pick(cli, "cuda:0", None, r)
         if c in times and t_vendor:
             yield r["shape"], c, t_vendor / times[c]
 

@@ -269,9 +269,11 @@ void run_config(const Config& cf, Context& ctx, MeasureDevice& dev, const Harnes
   // process").
   if (detail::Access::state(ctx).backend->has_ab_grouped()) {
     arms.push_back({"auto-ab", [&](std::int64_t s) {
-                      set_ab_grouped(true);
+                      struct Switch {  // off again however the call ends
+                        Switch() { set_ab_grouped(true); }
+                        ~Switch() { set_ab_grouped(false); }
+                      } on;
                       run.groups(ctx, s, none);
-                      set_ab_grouped(false);
                     }});
   }
 

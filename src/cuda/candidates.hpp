@@ -73,9 +73,21 @@ std::span<const Candidate* const> small_candidates();
 // cuda.stream:t=.., v=..: packed small-matrix batches streamed through shared memory, per tile.
 std::span<const Candidate* const> stream_candidates();
 
-// An A/B build's second copy of stream.cu, patched (CMake's GEMMROUTE_AB_PATCHES; `:ab=1` on
-// every spelling); empty in every other build. The backend and the GPU tests take them after
-// the rest, so the patched kernels are tested and timed beside the shipped ones.
+// An A/B build (CMake's GEMMROUTE_AB_PATCHES; docs/decisions.md, "Two builds of a kernel in one
+// process") compiles a patched copy of stream.cu, small.cu or reg.cu beside the shipped file,
+// with GEMMROUTE_AB defined for the copy alone: its candidates' spellings end in `:ab=1`
+// (GEMMROUTE_AB_SPELLING) and its exported functions in `_ab` (GEMMROUTE_AB_EXPORT), so both
+// link into one library.
+#ifdef GEMMROUTE_AB
+#define GEMMROUTE_AB_SPELLING ":ab=1"
+#define GEMMROUTE_AB_EXPORT(name) name##_ab
+#else
+#define GEMMROUTE_AB_SPELLING ""
+#define GEMMROUTE_AB_EXPORT(name) name
+#endif
+
+// The patched copies' candidates, empty in every other build. The backend and the GPU tests
+// take them after the rest, so the patched kernels are tested and timed beside the shipped ones.
 std::span<const Candidate* const> ab_candidates();
 std::span<const Candidate* const> stream_candidates_ab();
 // The patched copy of reg.cu in an A/B build (cuda.reg and cuda.wide `:ab=1`).

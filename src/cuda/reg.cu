@@ -775,26 +775,17 @@ class Reg final : public Candidate {
 
 }  // namespace
 
-// An A/B build (CMake's GEMMROUTE_AB_PATCHES) compiles this file a second time with dev/pending/'s
-// patches applied and GEMMROUTE_AB defined: the same two tiles spelled with `:ab=1`
-// (docs/decisions.md, "Two builds of a kernel in one process").
-#ifdef GEMMROUTE_AB
-#define GEMMROUTE_REG_EXPORT(name) name##_ab
-#define GEMMROUTE_REG_BUILD ":ab=1"
-#else
-#define GEMMROUTE_REG_EXPORT(name) name
-#define GEMMROUTE_REG_BUILD ""
-#endif
-
-const Candidate& GEMMROUTE_REG_EXPORT(reg_candidate)() {
-  static const Reg instance("cuda.reg:m=128:n=128:k=8:t=8" GEMMROUTE_REG_BUILD, Scalar::f32,
+// In an A/B build's patched copy: reg_candidate_ab and wide_candidate_ab, spelled `:ab=1`
+// (candidates.hpp).
+const Candidate& GEMMROUTE_AB_EXPORT(reg_candidate)() {
+  static const Reg instance("cuda.reg:m=128:n=128:k=8:t=8" GEMMROUTE_AB_SPELLING, Scalar::f32,
                             Scalar::f32, Scalar::f32, &launch_sgemm, nullptr, nullptr,
                             &sgemm_workspace);
   return instance;
 }
 
-const Candidate& GEMMROUTE_REG_EXPORT(wide_candidate)() {
-  static const Reg instance("cuda.wide:m=64:n=64:k=8:t=4" GEMMROUTE_REG_BUILD, Scalar::f64,
+const Candidate& GEMMROUTE_AB_EXPORT(wide_candidate)() {
+  static const Reg instance("cuda.wide:m=64:n=64:k=8:t=4" GEMMROUTE_AB_SPELLING, Scalar::f64,
                             Scalar::c32, Scalar::c64,
                             &launch_reg<double, 64, 64, 8, 4>, &launch_reg<Cx<float>, 64, 64, 8, 4>,
                             &launch_reg<Cx<double>, 64, 64, 8, 4>);

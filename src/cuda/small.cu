@@ -49,11 +49,6 @@ namespace gemmroute::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-#ifdef GEMMROUTE_AB
-constexpr const char* kBuild = ":ab=1";  // the patched build's spellings
-#else
-constexpr const char* kBuild = "";
-#endif
 
 // Scalars a configuration is instantiated for (an 8 x 8 tile of c64 would not fit registers).
 enum ScalarMask : unsigned { kF32 = 1, kF64 = 2, kC32 = 4, kC64 = 8, kAll = 15 };
@@ -922,7 +917,7 @@ class Small final : public Candidate {
       : config_(kConfigs[index]),
         launch_(kLaunchers[index]),
         spelling_("cuda.small:s=" + std::to_string(config_.s) + ":t=" + std::to_string(config_.t) +
-                  kBuild) {
+                  GEMMROUTE_AB_SPELLING) {
   }
   std::string_view spelling() const override { return spelling_; }
   Provider provider() const override { return Provider::native; }
@@ -962,18 +957,10 @@ std::array<Small, kConfigs.size()> make_all(std::index_sequence<I...>) {
 
 }  // namespace
 
-// An A/B build (CMake's GEMMROUTE_AB_PATCHES) compiles this file a second time with dev/pending/'s
-// patches applied and GEMMROUTE_AB defined: the batch kernel's configurations spelled with
-// `:ab=1`, and the grouped launch run where a thread has set core's A/B switch (bench --grouped's
-// `auto-ab` arm), so that one process times both builds (docs/decisions.md, "Two builds of a
-// kernel in one process").
-#ifdef GEMMROUTE_AB
-#define GEMMROUTE_SMALL_EXPORT(name) name##_ab
-#else
-#define GEMMROUTE_SMALL_EXPORT(name) name
-#endif
-
-std::span<const Candidate* const> GEMMROUTE_SMALL_EXPORT(small_candidates)() {
+// In an A/B build's patched copy these three end in `_ab` (candidates.hpp): the batch kernel's
+// configurations spelled `:ab=1`, and the grouped launch run where a thread has set core's A/B
+// switch (bench --grouped's `auto-ab` arm).
+std::span<const Candidate* const> GEMMROUTE_AB_EXPORT(small_candidates)() {
   static const auto all = make_all(std::make_index_sequence<kConfigs.size()>());
   static const auto pointers = [] {
     std::array<const Candidate*, kConfigs.size()> out{};
@@ -983,7 +970,7 @@ std::span<const Candidate* const> GEMMROUTE_SMALL_EXPORT(small_candidates)() {
   return pointers;
 }
 
-bool GEMMROUTE_SMALL_EXPORT(fusable)(const GroupLaunch& g) {
+bool GEMMROUTE_AB_EXPORT(fusable)(const GroupLaunch& g) {
   const Problem& p = *g.problem;
   if (!g.may_fuse || uniform_only(p.dtype) != nullptr || p.m > kFusedSizeBound ||
       p.n > kFusedSizeBound || p.k > kFusedSizeBound || p.k == 0 || p.batch <= 0 ||
@@ -993,7 +980,7 @@ bool GEMMROUTE_SMALL_EXPORT(fusable)(const GroupLaunch& g) {
   return operand_bytes(p) <= fused_group_bytes(p);
 }
 
-void GEMMROUTE_SMALL_EXPORT(launch_fused_groups)(std::span<const GroupLaunch* const> groups,
+void GEMMROUTE_AB_EXPORT(launch_fused_groups)(std::span<const GroupLaunch* const> groups,
                                                   const CudaExec& exec) {
   bool chained = false;  // the call's first launch waits for the stream as any launch does
   for (const Scalar s : {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64}) {

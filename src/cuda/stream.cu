@@ -727,7 +727,10 @@ class Stream final : public Candidate {
   // t=T: T x T tiles (runs 0); v=TN: `runs` 16-byte runs of rows by TN columns; mma=T (runs
   // -1): a warp's T x T on the f64 tensor cores.
   Stream(int tile, int runs, void (*launch)(const Problem&, const CudaExec&))
-      : tile_(tile), runs_(runs), launch_(launch), spelling_(spell(tile, runs)) {}
+      : tile_(tile),
+        runs_(runs),
+        launch_(launch),
+        spelling_(spell(tile, runs) + GEMMROUTE_AB_SPELLING) {}
   std::string_view spelling() const override { return spelling_; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
@@ -767,19 +770,11 @@ class Stream final : public Candidate {
 
  private:
   static std::string spell(int tile, int runs) {
-    return base_spelling(tile, runs) + kBuild;
-  }
-  static std::string base_spelling(int tile, int runs) {
     if (runs < 0) return "cuda.stream:mma=" + std::to_string(tile);
     if (runs == 0) return "cuda.stream:t=" + std::to_string(tile);
     const std::string v = "cuda.stream:v=" + std::to_string(tile);
     return runs == 1 ? v : v + ":runs=" + std::to_string(runs);
   }
-#ifdef GEMMROUTE_AB
-  static constexpr const char* kBuild = ":ab=1";  // the patched build (stream_candidates_ab)
-#else
-  static constexpr const char* kBuild = "";
-#endif
   // Why a row tile of that many rows is not offered (a c64 run is one row: always whole).
   static constexpr const char* kNotWhole[9] = {
       nullptr, nullptr,
@@ -795,15 +790,8 @@ class Stream final : public Candidate {
 
 }  // namespace
 
-// An A/B build (CMake's GEMMROUTE_AB_PATCHES) compiles this file a second time with dev/pending/'s
-// patches applied and GEMMROUTE_AB defined: the same tiles, spelled with `:ab=1`, so that one
-// process times both builds side by side (docs/decisions.md, "Two builds of a kernel in one
-// process").
-#ifdef GEMMROUTE_AB
-std::span<const Candidate* const> stream_candidates_ab() {
-#else
-std::span<const Candidate* const> stream_candidates() {
-#endif
+// In an A/B build's patched copy: stream_candidates_ab, spelled `:ab=1` (candidates.hpp).
+std::span<const Candidate* const> GEMMROUTE_AB_EXPORT(stream_candidates)() {
   static const Stream t1(1, 0, &launch_square<1>), t2(2, 0, &launch_square<2>),
       t4(4, 0, &launch_square<4>), v1(1, 1, &launch_rows<1, 1>), v2(2, 1, &launch_rows<2, 1>),
       v4(4, 1, &launch_rows<4, 1>), v4r2(4, 2, &launch_rows<4, 2>), mma8(8, -1, &launch_mma<1>),
