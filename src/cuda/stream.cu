@@ -7,9 +7,9 @@
 //   group of consecutive items is one range of each. A block copies its group's three ranges
 //   into shared memory with asynchronous copies (cp.async: 16 bytes each where the bases allow,
 //   4 or 8 otherwise), no layout change, so the copy is a plain byte stream. (One exception: a
-//   transposed A whose k is an even number of 16-byte runs has its rows padded by one run in the
+//   transposed A is staged with 16 bytes of padding after each row, or each tile's rows, in the
 //   t= and v= tiles of f32, f64 and c32, so that a warp reading down a column of op(A) does not
-//   meet one bank at every row: staged_lda.)
+//   meet one bank at every row: staged_a.)
 // - Blocks are persistent (as many as fit on the device at once) and double-buffered: while a
 //   block computes one group from one buffer, the copies of its next group fill the other.
 //   Where two buffers of one item would hold a multiprocessor to one block (over 112 KiB: f64
@@ -77,9 +77,9 @@ struct StreamArgs {
   std::uint32_t side_i, side_j;         // threads per item along i and j: ceil(m / T), ceil(n / T)
   Divisor per_item, by_side_i;          // side_i * side_j, side_i
   std::uint32_t ea, eb, ec;             // elements per item: m k, k n, m n
-  std::uint32_t ea_s;                   // A's elements per staged item: m * lda_s (lda_s below)
-  Divisor a_row_units;                  // granules per stored column of a transposed A, where
-  std::uint32_t a_row_pad;              // its staged rows are padded (bytes added to each)
+  std::uint32_t ea_s;                   // A's elements per staged item (staged_a below)
+  Divisor a_row_units;                  // a transposed A with padded rows: granules between
+  std::uint32_t a_row_pad;              // pads (of this many bytes) in its staged copy
   std::uint32_t off_b, off_c, buffer;   // in elements: B's and C's place in a buffer, its size
   Strides sa, sb;                       // op(A)(i, q), op(B)(q, j)
   std::uint32_t granule;                // bytes per asynchronous copy: 16, 8 or 4
@@ -87,8 +87,10 @@ struct StreamArgs {
   bool read_c;                          // beta != 0
   bool vec_a, vec_c;                    // row tiles: A and C columns read as 16-byte vectors
   bool vec_b;                           // and B's columns along k (op(B) = B, k whole rows)
-  bool runs_k;                          // square tiles: op(A)'s rows (A transposed) and op(B)'s
-                                        // columns (B as stored) read as runs along k
+  bool runs_k;                          // op(A)'s rows (A transposed) and op(B)'s columns (B as
+                                        // stored) read as runs along k
+  bool runs_j;                          // row tiles: op(B)'s rows (B transposed) read as runs
+                                        // along j, the tile's columns consecutive
 };
 
 template <int BYTES>
@@ -118,7 +120,8 @@ __device__ __forceinline__ void copy_range(void* dst_v, const void* src_v, std::
 
 // Copies `bytes` from src to dst as rows of a_row_units granules each, every row in dst
 // `row_pad` bytes further than the one before it: a transposed A staged with padded rows
-// (lda_s). Rows are whole granules (k a multiple of the 16-byte run).
+// (staged_a; a "row" here is one or TM rows of op(A)). Rows are whole granules (k a multiple
+// of the 16-byte run).
 template <int BYTES>
 __device__ __forceinline__ void copy_row_units(unsigned char* dst, const unsigned char* src,
                                                std::uint32_t units, Divisor per_row,
@@ -230,6 +233,23 @@ __device__ __forceinline__ void store_runs(const T (&x)[TM], T* at) {
   }
 }
 
+// The tiles that read op(A)'s rows and op(B)'s columns as runs along k where the form allows
+// (compute_group): square tiles of 4 and row tiles of 16 or more elements. The smaller ones
+// spilled with it (f32 t=1, t=2; f32 v=1 60 bytes, v=2 36, f64 v=2 8).
+__host__ __device__ constexpr bool reads_runs_along_k(bool rows, bool mma, int tm, int tn,
+                                                      int run) {
+  return !mma && run >= 2 && (rows ? tm * tn >= 16 : tm >= 4);
+}
+
+// The row tiles whose TN columns are a whole number of 16-byte runs (f32 v=4 and v=4:runs=2, f64
+// and c32 v=2, v=4 and v=4:runs=2): where A is as stored and B transposed (op(B)(q, j) = B(j,
+// q), j consecutive in the staged item) and n is a multiple of TN, they take TN consecutive
+// columns, so a k step reads the tile's part of op(B)'s row as TN * sizeof(T) / 16 vector loads
+// instead of TN scalar ones (compute_group).
+__host__ __device__ constexpr bool reads_runs_along_j(bool rows, int tn, int size) {
+  return rows && size < 16 && tn * size % 16 == 0;
+}
+
 template <class T, class TL>
 __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane& lane,
                                               std::int64_t g, const T* buf) {
@@ -249,10 +269,18 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
     for (int u = 0; u < TM; ++u) {
       row[u] = static_cast<int>(TL::rows ? ti * TM + u : ti + u * s.side_i);
       ra[u] = static_cast<std::uint32_t>(row[u] < m ? row[u] : m - 1) * s.sa.sr;  // clamped
+      // Row tiles reading runs along k: one pad after each tile's TM rows (staged_a; m is a
+      // multiple of TM wherever a row tile runs, so row / TM is ti).
+      if constexpr (TL::rows && reads_runs_along_k(true, false, TM, TN, kRunLength<T>)) {
+        if (s.runs_k) ra[u] += ti * (s.a_row_pad / static_cast<std::uint32_t>(sizeof(T)));
+      }
     }
+    constexpr bool kRunsJ = reads_runs_along_j(TL::rows, TN, static_cast<int>(sizeof(T)));
 #pragma unroll
     for (int v = 0; v < TN; ++v) {
-      col[v] = static_cast<int>(tj + v * s.side_j);
+      // Columns side_j apart (consecutive threads' stores meet in one range of C), or, reading
+      // runs along j, TN consecutive ones (n a multiple of TN: every column exists).
+      col[v] = static_cast<int>(kRunsJ && s.runs_j ? tj * TN + v : tj + v * s.side_j);
       cb[v] = static_cast<std::uint32_t>(col[v] < n ? col[v] : n - 1) * s.sb.sc;
     }
     for (std::uint32_t slot = lane.slot0; slot < items; slot += lane.slot_step) {
@@ -268,12 +296,13 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
       constexpr bool kVecB = TL::rows && R >= 2;
       // A column of the tile is one Run<T, TM> (t= tiles: never read as vectors).
       constexpr bool kOneRun = !TL::rows || TM <= R || TM % R != 0;
-      // Square tiles where op(A) = A^T (or A^H) and op(B) = B, k a multiple of R: both
-      // operands' rows and columns run along k in the staged items, so R consecutive k of each
-      // of the tile's rows of op(A) and columns of op(B) are one 16-byte load, TM + TN loads for
-      // R k steps instead of R (TM + TN). The rows are lda_s apart (staged_lda: an odd number of
-      // runs where k is an even one), so a warp's loads of consecutive rows meet no bank twice.
-      constexpr bool kRunsK = !TL::rows && !TL::mma && R >= 2 && TM >= 4;
+      // Where op(A) = A^T (or A^H) and op(B) = B, k a multiple of R: both operands' rows and
+      // columns run along k in the staged items, so R consecutive k of each of the tile's rows
+      // of op(A) and columns of op(B) are one 16-byte load, TM + TN loads for R k steps instead
+      // of R (TM + TN). The rows are padded (staged_a) so that a warp's loads meet no bank
+      // twice: square tiles' lanes read consecutive rows, an odd number of runs apart; row
+      // tiles' lanes read rows TM apart, TM rows and one run apart.
+      constexpr bool kRunsK = reads_runs_along_k(TL::rows, TL::mma, TM, TN, R);
       if (kRunsK && s.runs_k) {
         for (int q = 0; q < k; q += R) {
           Run<T, R> x[TM];
@@ -315,6 +344,33 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
 #pragma unroll
                 for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x[u], yb[v].v[w], acc[u][v]);
             }
+          }
+        }
+      } else if (kRunsJ && s.runs_j) {
+        if constexpr (kRunsJ) {
+          // op(B) = B^T (or B^H): the tile's TN columns of op(B)'s row q are consecutive in
+          // the staged item (from cb[0], 16-byte aligned: n and TN whole runs), one or two
+          // 16-byte loads a k step instead of TN; op(A) = A (runs_j comes with vec_a) as in the
+          // loop below.
+#pragma unroll 4
+          for (int q = 0; q < k; ++q) {
+            T x[TM], y[TN];
+            if constexpr (kOneRun) {
+              const Run<T, TM> r = *reinterpret_cast<const Run<T, TM>*>(a + ra[0]);
+#pragma unroll
+              for (int u = 0; u < TM; ++u) x[u] = r.v[u];
+            } else {
+              load_runs<T, TM>(a + ra[0], x);
+            }
+            load_runs<T, TN>(b + cb[0], y);
+#pragma unroll
+            for (int v = 0; v < TN; ++v) y[v] = maybe_conj(y[v], s.conj_b);
+            a += s.sa.sc;
+            b += s.sb.sr;
+#pragma unroll
+            for (int u = 0; u < TM; ++u)
+#pragma unroll
+              for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
           }
         }
       } else {
@@ -573,30 +629,40 @@ struct Plan {
   bool single;
 };
 
-// The staged leading dimension of a transposed A (ta T or C: stored k x m, op(A)'s rows its
-// columns).
-// The tiles read op(A) down a column, lanes at consecutive rows lda_s apart; where k is an even
-// number of 16-byte runs those rows all start in one bank group (f32 k = 64: 32-way conflicts),
-// so the rows are padded by one run (k + V, an odd number of runs): 32 rows then meet four to a
-// bank (f32 t=1 at m >= 32) and 16 rows two (t=4 at m = 64). Elsewhere, and for A as stored
-// (m x k, lanes reading consecutive elements), lda_s is the stored one. Only the tiles measured
-// padded on the H200 (t= and v=, f32 f64 c32: bench/results/h200/README.md, "Transposed forms")
-// pad: the tensor-core tiles (`lanes` 32) and c64 (16-byte elements, at 0.99 of N N's fraction
-// unpadded) stage A as stored.
+// How a transposed A (ta T or C: stored k x m, op(A)'s rows its stored columns, k elements each)
+// is staged: `rows` rows of op(A), then `pad` elements of padding, and again.
+// The tiles read op(A) down a column. A square tile's lanes read consecutive rows: where k is an
+// even number of 16-byte runs those rows all start in one bank group (f32 k = 64: 32-way
+// conflicts), so each row is padded by one run (an odd number of runs then): 32 rows meet four
+// to a bank (f32 t=1 at m >= 32), 16 rows two (t=4 at m = 64). A row tile's lanes read rows TM
+// apart, and where it reads them as runs along k (B as stored, k whole runs; m is a multiple of
+// TM wherever a row tile runs) one run after each tile's TM rows puts a warp's loads in eight
+// bank groups whatever k. Elsewhere, and for A as stored (lanes reading consecutive elements),
+// nothing is padded. Only the tiles measured padded on the H200 (t= and v=, f32 f64 c32:
+// bench/results/h200/README.md, "Transposed forms") pad: the tensor-core tiles (`lanes` 32) and
+// c64 (16-byte elements, at 0.99 of N N's fraction unpadded) stage A as stored.
+struct StagedA {
+  std::uint32_t rows, pad;
+};
 template <class T>
-std::uint32_t staged_lda(const Problem& p, int lanes) {
-  constexpr std::int64_t V = kRunLength<T>;
-  const bool pads = lanes == 1 && sizeof(T) < 16 && p.k % (2 * V) == 0;
-  return static_cast<std::uint32_t>(pads ? p.k + V : p.k);
+StagedA staged_a(const Problem& p, int tm, int tn, int lanes, bool row_tile) {
+  constexpr int V = kRunLength<T>;
+  if (p.ta == Op::N || lanes != 1 || sizeof(T) == 16) return {1, 0};
+  if (row_tile && reads_runs_along_k(true, false, tm, tn, V) && p.tb == Op::N && p.k % V == 0 &&
+      p.m % tm == 0) {
+    return {static_cast<std::uint32_t>(tm), static_cast<std::uint32_t>(V)};
+  }
+  return {1, p.k % (2 * V) == 0 ? static_cast<std::uint32_t>(V) : 0};
 }
 
 // tm x tn: a thread's tile, or (lanes 32) a warp's.
 template <class T>
-Plan plan(const Problem& p, int tm, int tn, int lanes, bool may_single) {
+Plan plan(const Problem& p, int tm, int tn, int lanes, bool row_tile, bool may_single) {
   if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return {1, 0, false};  // nothing staged
-  const std::int64_t staged_a = p.ta == Op::N ? p.m * p.k : p.m * staged_lda<T>(p, lanes);
+  const StagedA sa = staged_a<T>(p, tm, tn, lanes, row_tile);
+  const std::int64_t a_elems = p.m * p.k + p.m / sa.rows * sa.pad;
   const std::size_t per_item =
-      static_cast<std::size_t>(staged_a + p.k * p.n + (p.beta == 0.0 ? 0 : p.m * p.n)) *
+      static_cast<std::size_t>(a_elems + p.k * p.n + (p.beta == 0.0 ? 0 : p.m * p.n)) *
       sizeof(T);
   const std::size_t tiles =
       static_cast<std::size_t>(((p.m + tm - 1) / tm) * ((p.n + tn - 1) / tn));
@@ -611,7 +677,7 @@ Plan plan(const Problem& p, int tm, int tn, int lanes, bool may_single) {
   if (items > static_cast<std::size_t>(p.batch)) items = static_cast<std::size_t>(p.batch);
   // Each of the three ranges padded to 16 bytes within a buffer.
   auto pad = [](std::size_t elems) { return (elems * sizeof(T) + 15) / 16 * 16 / sizeof(T); };
-  const std::size_t buffer = pad(items * staged_a) + pad(items * p.k * p.n) +
+  const std::size_t buffer = pad(items * a_elems) + pad(items * p.k * p.n) +
                              (p.beta == 0.0 ? 0 : pad(items * p.m * p.n));
   const bool single = may_single && 2 * buffer * sizeof(T) > kMaxBlockShared;
   return {static_cast<std::uint32_t>(items), (single ? 1 : 2) * buffer * sizeof(T), single};
@@ -627,7 +693,8 @@ struct Setup {
 
 template <class T, class TL>
 Setup<T> setup(const Problem& p) {
-  const Plan pl = plan<T>(p, TL::tm, TL::tn, TL::mma ? 32 : 1, kHasSingle<T, TL>);
+  const int lanes = TL::mma ? 32 : 1;
+  const Plan pl = plan<T>(p, TL::tm, TL::tn, lanes, TL::rows, kHasSingle<T, TL>);
   StreamArgs<T> s{};
   s.p = make_args<T>(p);
   s.items = pl.items;
@@ -637,8 +704,8 @@ Setup<T> setup(const Problem& p) {
   s.per_item = Divisor::of(s.side_i * s.side_j);
   s.by_side_i = Divisor::of(s.side_i);
   s.ea = static_cast<std::uint32_t>(p.m * p.k);
-  const std::uint32_t lda_s = staged_lda<T>(p, TL::mma ? 32 : 1);
-  s.ea_s = p.ta == Op::N ? s.ea : static_cast<std::uint32_t>(p.m) * lda_s;
+  const StagedA sa = staged_a<T>(p, TL::tm, TL::tn, lanes, TL::rows);
+  s.ea_s = s.ea + static_cast<std::uint32_t>(p.m) / sa.rows * sa.pad;
   s.eb = static_cast<std::uint32_t>(p.k * p.n);
   s.ec = static_cast<std::uint32_t>(p.m * p.n);
   auto pad = [](std::size_t elems) {
@@ -649,7 +716,9 @@ Setup<T> setup(const Problem& p) {
   s.buffer = static_cast<std::uint32_t>(pl.shared / (pl.single ? 1 : 2) / sizeof(T));
   const auto m = static_cast<std::uint32_t>(p.m), n = static_cast<std::uint32_t>(p.n),
              k = static_cast<std::uint32_t>(p.k);
-  s.sa = p.ta == Op::N ? Strides{1, m} : Strides{lda_s, 1};  // stored m x k, or k x m
+  // Stored m x k, or k x m: its rows padded one by one, or a row tile's TM at a time (where it
+  // reads runs along k: runs_k, and compute_group adds the pads).
+  s.sa = p.ta == Op::N ? Strides{1, m} : Strides{sa.rows == 1 ? k + sa.pad : k, 1};
   s.sb = p.tb == Op::N ? Strides{1, k} : Strides{n, 1};  // stored k x n, or n x k
   s.conj_a = p.ta == Op::C;
   s.conj_b = p.tb == Op::C;
@@ -663,19 +732,28 @@ Setup<T> setup(const Problem& p) {
   // B's items and columns start 16 bytes apart in the buffer when k is a whole number of
   // 16-byte runs.
   s.vec_b = s.vec_a && p.tb == Op::N && p.k % kRunLength<T> == 0;
-  // Runs along k for both operands: A transposed with its staged rows whole runs apart, B as
-  // stored (its columns k apart, items k n apart: whole runs where k is).
+  // Runs along k for both operands: A transposed with its staged rows whole runs apart (and
+  // any padding whole runs), B as stored (its columns k apart, items k n apart: whole runs
+  // where k is).
+  // (A row tile's pads come after its TM rows: compute_group adds them where runs_k is set.)
   s.runs_k = p.ta != Op::N && p.tb == Op::N && p.k % kRunLength<T> == 0 &&
-             lda_s % kRunLength<T> == 0;
+             s.sa.sr % kRunLength<T> == 0 && sa.pad % kRunLength<T> == 0 &&
+             (TL::rows ? sa.rows == static_cast<std::uint32_t>(TL::tm) : sa.rows == 1);
+  // Runs along j: B transposed (stored n x k, op(B)'s row q at q n) with n a multiple of TN,
+  // so every item, row and tile's first column starts on a 16-byte boundary of the buffer.
+  // Only with op(A) = A read as vectors (N T, N C): with A transposed too, the k loop would hold
+  // both ways of reading A.
+  s.runs_j = reads_runs_along_j(TL::rows, TL::tn, static_cast<int>(sizeof(T))) && s.vec_a &&
+             p.tb != Op::N && p.n % TL::tn == 0;
   const std::uintptr_t z = sizeof(T);
   s.granule = granule_of({reinterpret_cast<std::uintptr_t>(p.a.base),
                           reinterpret_cast<std::uintptr_t>(p.b.base),
                           s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0,
                           pl.items * s.ea * z, pl.items * s.eb * z,
                           s.read_c ? pl.items * s.ec * z : 0});
-  if (s.ea_s != s.ea) {  // padded rows: a stored column of A is k * sizeof(T) bytes
-    s.a_row_units = Divisor::of(k * static_cast<std::uint32_t>(z) / s.granule);
-    s.a_row_pad = (lda_s - k) * static_cast<std::uint32_t>(z);
+  if (s.ea_s != s.ea) {  // padded: a stored column of A is k * sizeof(T) bytes
+    s.a_row_units = Divisor::of(sa.rows * k * static_cast<std::uint32_t>(z) / s.granule);
+    s.a_row_pad = sa.pad * static_cast<std::uint32_t>(z);
   }
   return {s, pl};
 }
@@ -755,7 +833,7 @@ class Stream final : public Candidate {
     if (runs_ > 0 && p.m % tm != 0) return Verdict::no(kNotWhole[tm]);
     const std::size_t shared = dispatch(p.dtype, [&]<class H>() {
       using T = device_t<H>;
-      return plan<T>(p, tm, tile_, lanes, has_single(sizeof(T), runs_ != 0)).shared;
+      return plan<T>(p, tm, tile_, lanes, runs_ > 0, has_single(sizeof(T), runs_ != 0)).shared;
     });
     if (shared > kMaxShared) return Verdict::no("the buffers of one item exceed shared memory");
     return Verdict::yes();
