@@ -1,12 +1,14 @@
 // gemmroute bench: per shape, times `auto` (what the table chooses, through selection), the
 // vendor and every runnable candidate in one process with the shared harness; writes a CSV and
 // prints the regret and speedup summary last. --plot runs scripts/plot_bench.py.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "args.hpp"
@@ -42,7 +44,7 @@ namespace {
 constexpr const char* kHelp =
     "usage: gemmroute bench --device cpu --shapes FILE --out BENCH.csv [--plot DIR]\n"
     "                       [--table FILE] [--select nearest|predict|model]\n"
-    "                       [--compare-selection]\n"
+    "                       [--compare-selection] [--candidates LIST]\n"
     "                       [--reps N] [--min-sample-us X] [--force]\n"
     "                       [--peers [--scalars random|unit] | --overhead]\n"
     "\n"
@@ -63,6 +65,10 @@ constexpr const char* kHelp =
     "                       model (default: GEMMROUTE_SELECT, else the backend's: predict on\n"
     "                       the CPU, model on CUDA; docs/table-format.md)\n"
     "  --compare-selection  time all three selections, each as its own arm of every shape\n"
+    "  --candidates LIST    time only these candidates beside auto (spellings, ',' between\n"
+    "                       them); the vendor is always timed. best and regret are then over\n"
+    "                       the candidates timed: for runs that need only auto against the\n"
+    "                       vendor (a roofline target), in a fraction of the time\n"
     "  --plot DIR           write speedup_vs_vendor.png and regret.png there\n"
     "                       (scripts/plot_bench.py)\n"
     "  --force              replace BENCH.csv and the PNGs when they exist (never an input)\n"
@@ -138,6 +144,43 @@ struct Ratios {
   }
 };
 
+// The candidates a bench times: every one of the backend's, or those LIST names (the vendor
+// always among them), in the backend's order. An unknown spelling is a usage error, before
+// anything is written.
+std::vector<const Candidate*> candidates_to_time(const Backend& backend,
+                                                 const std::optional<std::string>& list,
+                                                 const std::string& vendor) {
+  const std::span<const Candidate* const> all = backend.candidates();
+  if (!list) return {all.begin(), all.end()};
+  std::vector<std::string> wanted{vendor};
+  std::string::size_type start = 0;
+  while (start <= list->size()) {
+    const auto end = std::min(list->find(',', start), list->size());
+    const std::string name = list->substr(start, end - start);
+    if (name.empty()) throw UsageError("--candidates: an empty name in '" + *list + "'");
+    const bool known = std::any_of(all.begin(), all.end(),
+                                   [&](const Candidate* c) { return c->spelling() == name; });
+    if (!known) {
+      std::string names;
+      for (const Candidate* c : all) {
+        if (!names.empty()) names += ' ';
+        names += c->spelling();
+      }
+      throw UsageError("--candidates: '" + name + "' is not a candidate of this backend, whose "
+                       "candidates are: " + names);
+    }
+    wanted.push_back(name);
+    start = end + 1;
+  }
+  std::vector<const Candidate*> chosen;
+  for (const Candidate* c : all) {
+    if (std::find(wanted.begin(), wanted.end(), c->spelling()) != wanted.end()) {
+      chosen.push_back(c);
+    }
+  }
+  return chosen;
+}
+
 void print_summary(const std::string& name, const Ratios& r) {
   auto line = [&](const std::string& scalar, const std::vector<double>& v) {
     std::printf("  %-28s %-4s shapes %3zu  geomean %.3f  p95 %.3f  max %.3f\n", name.c_str(),
@@ -153,11 +196,16 @@ void print_summary(const std::string& name, const Ratios& r) {
 int bench(const Argv& argv) {
   Args args(argv,
             {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us",
-             "scalars", "top", "items", "seed", "copy-gbs", "tflops-f32", "tflops-f64"},
+             "candidates", "scalars", "top", "items", "seed", "copy-gbs", "tflops-f32", "tflops-f64"},
             {"force", "compare-selection", "peers", "overhead", "lt", "replay", "grouped"});
   if (args.help()) {
     std::puts(kHelp);
     return 0;
+  }
+  if (args.get("candidates") && (args.flag("peers") || args.flag("overhead") ||
+                                 args.flag("lt") || args.flag("grouped"))) {
+    throw UsageError("--candidates is for a --shapes bench, not --peers, --overhead, --lt or "
+                     "--grouped");
   }
   if (args.flag("peers")) return bench_peers(args);
   if (args.flag("overhead")) return bench_overhead(args);
@@ -188,6 +236,9 @@ int bench(const Argv& argv) {
   const bool compare = args.flag("compare-selection");
 
   auto backend = make_backend(device);
+  const std::string vendor(backend->last_resort_vendor().spelling());
+  const std::vector<const Candidate*> timed =
+      candidates_to_time(*backend, args.get("candidates"), vendor);
   const Selector selector = selector_arg.value_or(backend->default_selector());
   std::vector<Selector> selections = {selector};
   if (compare) {
@@ -220,7 +271,6 @@ int bench(const Argv& argv) {
     std::printf("note: table %s: %s\n", table_path.c_str(), n.c_str());
   }
   const Fingerprint& fp = backend->fingerprint();
-  const std::string vendor(backend->last_resort_vendor().spelling());
   install_interrupt_handler();  // before the first line, which tells a caller it may signal
   std::printf("bench: %zu shapes from %s on %s (%s)\n", shapes.size(), shapes_path.c_str(),
               fp.get("device") ? fp.get("device")->c_str() : "?", fp.id().c_str());
@@ -233,6 +283,11 @@ int bench(const Argv& argv) {
                       : "",
               vendor.c_str());
   std::printf("bench: %s\n", method_line(*mdev, mo).c_str());
+  if (timed.size() != backend->candidates().size()) {
+    std::printf("bench: %zu of the %zu candidates timed (--candidates): best and regret are over "
+                "those\n",
+                timed.size(), backend->candidates().size());
+  }
   std::printf("times are medians per call (whole batch); ratios are unitless\n");
   std::fflush(stdout);
 
@@ -259,7 +314,7 @@ int bench(const Argv& argv) {
   double done_w = 0;
   std::size_t measured = 0;
   const std::size_t n_sel = selections.size();
-  const std::size_t n_cand = backend->candidates().size();
+  const std::size_t n_cand = timed.size();
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     const Shape& s = shapes[si];
     if (interrupted()) {
@@ -274,8 +329,8 @@ int bench(const Argv& argv) {
     for (std::size_t i = 0; i < n_sel; ++i) {
       arms.push_back(selection_arm(selections[i], table.get(), *backend, *exec, choice[i]));
     }
-    for (const Candidate* c : backend->candidates()) arms.push_back(arm_for(*c, *exec));
-    for (const Candidate* c : backend->candidates()) {
+    for (const Candidate* c : timed) arms.push_back(arm_for(*c, *exec));
+    for (const Candidate* c : timed) {
       arms.push_back(arm_for(*c, *exec));
       arms.back().name += " (again)";
     }

@@ -6,6 +6,7 @@ did not create unless told to (--force).
 
 usage: cli_files_test.py GEMMROUTE_BINARY SOURCE_DIR
 """
+import csv
 import os
 import shutil
 import signal
@@ -252,6 +253,30 @@ class Files(unittest.TestCase):
                             shapes + ":3:11: n: expected a whole number",
                             shapes + ":4:9: the operands of this shape need more than 2^63 bytes")
         self.assertEqual(self.listing(), ["s.txt"])
+
+    def test_bench_candidates_times_those_and_the_vendor(self):
+        shapes = self.write("s.txt", "f32 N N 3 5 2 4\n")
+        # An unknown or empty name is refused before anything is written, naming what exists.
+        for arg, piece in (("cpu.small,nope", "'nope' is not a candidate of this backend, whose "
+                                              "candidates are: "),
+                           ("cpu.small,,cpu.tile", "an empty name in 'cpu.small,,cpu.tile'")):
+            rc, out = run("bench", "--shapes", shapes, "--out", self.path("b.csv"),
+                          "--candidates", arg, *QUICK)
+            self.assert_refused(rc, out, piece)
+        self.assertEqual(self.listing(), ["s.txt"])
+        rc, out = run("bench", "--shapes", shapes, "--out", self.path("b.csv"), "--candidates",
+                      "cpu.small", *QUICK)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("candidates timed (--candidates): best and regret are over those", out)
+        rows = [r for r in csv.DictReader(
+            line for line in self.read("b.csv").decode().splitlines() if not line.startswith("#"))]
+        self.assertEqual(len(rows), 1)
+        timed = sorted(e.rsplit("=", 1)[0] for e in rows[0]["candidates_us"].split(";"))
+        self.assertEqual(timed, ["cpu.small", "openblas"])  # the vendor always among them
+        self.assertIn(rows[0]["best_spelling"], timed)
+        self.assertTrue(rows[0]["t_vendor_us"])
+        rc, out = run("bench", "--grouped", "--candidates", "cpu.small", *QUICK)
+        self.assert_refused(rc, out, "--candidates is for a --shapes bench")
 
     def test_numbers_are_parsed_whole_and_range_checked(self):
         shapes = self.write("s.txt", "f32 N N 2 2 2 1\n")
