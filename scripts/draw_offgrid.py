@@ -10,6 +10,16 @@ import random
 import sys
 
 
+def buckets():
+    """Every (dtype, ta, tb, layout) a CUDA table has rows for, in the files' order."""
+    for dtype in ("f32", "f64", "c32", "c64"):
+        forms = "NTC" if dtype.startswith("c") else "NT"
+        for ta in forms:
+            for tb in forms:
+                for layout in ("packed", "strided"):
+                    yield dtype, ta, tb, layout
+
+
 def main():
     seed, max_size, max_batch = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     rng = random.Random(seed)
@@ -28,18 +38,14 @@ def main():
     print("# (x4 for complex) <= 4e7. Do not regenerate: bench results compare only on the "
           "same shapes.")
     print("# dtype ta tb layout m n k batch")
-    for dtype in ("f32", "f64", "c32", "c64"):
-        forms = "NTC" if dtype.startswith("c") else "NT"
-        for ta in forms:
-            for tb in forms:
-                for layout in ("packed", "strided"):
-                    while True:
-                        m, n, k = (log_uniform(max_size) for _ in range(3))
-                        batch = log_uniform(max_batch)
-                        work = m * n * k * batch * (4 if dtype.startswith("c") else 1)
-                        if 1e3 <= work <= 4e7:
-                            break
-                    print(f"{dtype} {ta} {tb} {layout} {m} {n} {k} {batch}")
+    for dtype, ta, tb, layout in buckets():
+        while True:
+            m, n, k = (log_uniform(max_size) for _ in range(3))
+            batch = log_uniform(max_batch)
+            work = m * n * k * batch * (4 if dtype.startswith("c") else 1)
+            if 1e3 <= work <= 4e7:
+                break
+        print(f"{dtype} {ta} {tb} {layout} {m} {n} {k} {batch}")
 
 
 if __name__ == "__main__":

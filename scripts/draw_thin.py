@@ -16,6 +16,8 @@ import math
 import random
 import sys
 
+from draw_offgrid import buckets
+
 PATTERNS = ("m", "n", "k", "mk", "nk")  # which of m, n, k are thin
 
 
@@ -33,26 +35,19 @@ def main():
     print(f"# batch log-uniform in [256, {max_batch}]; kept when 1e5 <= m*n*k*batch "
           "(x4 for complex) <= 4e8 and A, B, C fit 256 MiB.")
     print("# dtype ta tb layout m n k batch")
-    for dtype in ("f32", "f64", "c32", "c64"):
-        forms = "NTC" if dtype.startswith("c") else "NT"
-        for ta in forms:
-            for tb in forms:
-                for layout in ("packed", "strided"):
-                    for _ in range(2):
-                        while True:
-                            thin = rng.choice(PATTERNS)
-                            dims = {d: (rng.randint(1, 3) if d in thin else
-                                        log_uniform(4, max_size)) for d in "mnk"}
-                            batch = log_uniform(256, max_batch)
-                            work = dims["m"] * dims["n"] * dims["k"] * batch
-                            work *= 4 if dtype.startswith("c") else 1
-                            elem = {"f32": 4, "f64": 8, "c32": 8, "c64": 16}[dtype]
-                            m, n, k = dims["m"], dims["n"], dims["k"]
-                            set_bytes = (m * k + k * n + m * n) * batch * elem
-                            if 1e5 <= work <= 4e8 and set_bytes <= 256 << 20:
-                                break
-                        print(f"{dtype} {ta} {tb} {layout} {dims['m']} {dims['n']} {dims['k']} "
-                              f"{batch}")
+    for dtype, ta, tb, layout in buckets():
+        elem = {"f32": 4, "f64": 8, "c32": 8, "c64": 16}[dtype]
+        for _ in range(2):
+            while True:
+                thin = rng.choice(PATTERNS)
+                m, n, k = (rng.randint(1, 3) if d in thin else log_uniform(4, max_size)
+                           for d in "mnk")
+                batch = log_uniform(256, max_batch)
+                work = m * n * k * batch * (4 if dtype.startswith("c") else 1)
+                set_bytes = (m * k + k * n + m * n) * batch * elem
+                if 1e5 <= work <= 4e8 and set_bytes <= 256 << 20:
+                    break
+            print(f"{dtype} {ta} {tb} {layout} {m} {n} {k} {batch}")
 
 
 if __name__ == "__main__":
