@@ -13,7 +13,11 @@ common=(-G Ninja -DGEMMROUTE_CUDA=ON -DGEMMROUTE_BUILD_TESTS=OFF -DGEMMROUTE_BUI
 order=$(sed -n 's/^order=(\(.*\))$/\1/p' "$root/tests/tools/pending_patches.sh")
 patches=()
 for n in $order; do
-  for p in "$root"/dev/pending/"$n"-*.patch; do [ -f "$p" ] && patches+=("$p"); done
+  for p in "$root"/dev/pending/"$n"-*.patch; do
+    # Those of src/cuda's files only: a patch that adds emulator cases (tests/emulate) goes with
+    # its kernel patch but is not a kernel to build twice.
+    [ -f "$p" ] && ! grep '^+++ b/' "$p" | grep -qv '^+++ b/src/cuda/' && patches+=("$p")
+  done
 done
 if [ ${#patches[@]} -gt 0 ]; then
   list=$(IFS=';' && echo "${patches[*]}")

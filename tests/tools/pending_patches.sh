@@ -2,15 +2,17 @@
 # The kernel changes waiting in dev/pending/ for a GPU run still apply to the tree, in the order
 # its README gives, (with NVCC) the files they touch still compile for sm_90, and the patched
 # small.cu, stream.cu and reg.cu kernels give exact products when run on the host
-# (tests/emulate): a patch that no longer applies, builds or computes fails here, not on the
-# device. The patched copy is SCRATCH's; the tree itself is never touched.
+# (tests/emulate, patched too where a patch adds cases): a patch that no longer applies, builds or
+# computes fails here, not on the device. The patched copy is SCRATCH's; the tree itself is never
+# touched.
 #
 #   tests/tools/pending_patches.sh ROOT SCRATCH [NVCC]
 set -euo pipefail
 root=$(cd "$1" && pwd) scratch=$(mkdir -p "$2" && cd "$2" && pwd) nvcc=${3:-}
 rm -rf "$scratch" && mkdir -p "$scratch"
 cp -r "$root/src" "$root/include" "$scratch/"
-order=(05 03 04)
+mkdir -p "$scratch/tests" && cp -r "$root/tests/emulate" "$scratch/tests/"  # patches may add cases
+order=(05 03 04 10 11)
 shopt -s nullglob
 patches=("$root"/dev/pending/[0-9][0-9]-*.patch)
 [ ${#patches[@]} -gt 0 ] || { echo "ok: no pending patches"; exit 0; }
@@ -47,7 +49,7 @@ if [ -n "$nvcc" ]; then
 fi
 for kernels in small stream reg; do  # the patched kernels, run on the host
   if grep -qx "src/cuda/$kernels.cu" <<<"$touched"; then
-    "$root/tests/emulate/emulate.sh" "$kernels" "$scratch" "$scratch/emulated-$kernels" random 60 2 ||
+    "$scratch/tests/emulate/emulate.sh" "$kernels" "$scratch" "$scratch/emulated-$kernels" random 60 2 ||
       { echo "FAIL: the patched $kernels.cu's kernels, emulated (tests/emulate)" >&2; exit 1; }
   fi
 done
