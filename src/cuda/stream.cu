@@ -1,5 +1,5 @@
-// cuda.stream:t=T and cuda.stream:v=N[:runs=2]: packed batches of small matrices (max(m, n,
-// k) <= 64), streamed through shared memory. Such batches are bound by the bytes they move, so
+// cuda.stream:t=T, cuda.stream:v=N[:runs=2], cuda.stream:mma=T and cuda.stream:i=N: packed
+// batches of small matrices (max(m, n, k) <= 64), streamed through shared memory. Such batches are bound by the bytes they move, so
 // the kernel is built to keep as many bytes in flight as the memory system needs, without a
 // pause for the arithmetic:
 //
@@ -32,13 +32,16 @@
 //   f64 tensor cores (mma.m8n8k4.f64, DMMA: twice the CUDA cores' f64 rate on sm_90, and one
 //   instruction for 256 multiply-adds), its fragments read from the staged copies; a c64 product
 //   is four real ones. Edges are masked (zeros past m, n and k), so any size runs.
+// - `i=4`, `i=8` (m and n at most 4 or 8): each thread computes one whole item, so each
+//   instruction of a warp serves 32 items; its results are staged and leave as the group's one
+//   range of C (compute_group_items).
 // - Forms are runtime strides into the staged items (N, T; conjugation applied to the values),
 //   so one kernel serves all nine.
 //
 // Anything that is not packed (padding, broadcast operands, pointer arrays) is left to
 // cuda.small. Instantiations: t = 1, 2, 4, v = 1, 2, 4 and v = 4:runs=2 for each of the four
-// scalars, mma = 8 and 16 for f64 and c64 (32 kernels), and the single-buffer kernels of
-// kHasSingle (16: 48 in all).
+// scalars, mma = 8 and 16 for f64 and c64 (32 kernels), i = 4 for each scalar and i = 8 for f32,
+// f64 and c32 (7), and the single-buffer kernels of kHasSingle (16: 55 in all).
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -83,6 +86,7 @@ struct StreamArgs {
   std::uint32_t off_b, off_c, buffer;   // in elements: B's and C's place in a buffer, its size
   Strides sa, sb;                       // op(A)(i, q), op(B)(q, j)
   std::uint32_t granule;                // bytes per asynchronous copy: 16, 8 or 4
+  std::uint32_t granule_c;              // item tiles: bytes per store of the group's C range
   bool conj_a, conj_b;
   bool read_c;                          // beta != 0
   bool vec_a, vec_c;                    // row tiles: A and C columns read as 16-byte vectors
@@ -193,6 +197,7 @@ struct Tile {
   static constexpr int tm = TM, tn = TN;
   static constexpr bool rows = ROWS;
   static constexpr bool mma = false;
+  static constexpr bool item = false;
 };
 
 // A warp's tile on the f64 tensor cores: W x W blocks of 8 x 8 (tm and tn count elements, as
@@ -202,6 +207,17 @@ struct MmaTile {
   static constexpr int tm = 8 * W, tn = 8 * W;
   static constexpr bool rows = false;
   static constexpr bool mma = true;
+  static constexpr bool item = false;
+};
+
+// One whole item a thread (`i=N`): m and n at most N, C's N x N accumulators in registers
+// (compute_group_items).
+template <int N>
+struct ItemTile {
+  static constexpr int tm = N, tn = N;
+  static constexpr bool rows = false;
+  static constexpr bool mma = false;
+  static constexpr bool item = true;
 };
 
 // TM consecutive elements at a 16-byte aligned address, TM a whole number of 16-byte runs, moved
@@ -552,6 +568,100 @@ __device__ __forceinline__ void compute_group_mma(const StreamArgs<T>& s, std::i
   }
 }
 
+// Copies `bytes` (a multiple of 4) of shared memory at src to global memory at dst, both aligned
+// to `granule`, BYTES at a time: consecutive threads store consecutive granules.
+template <int BYTES>
+__device__ __forceinline__ void store_units(unsigned char* dst, const unsigned char* src,
+                                            std::uint32_t units) {
+  struct alignas(BYTES) Granule {
+    std::uint32_t w[BYTES / 4];
+  };
+  for (std::uint32_t u = threadIdx.x; u < units; u += kThreads) {
+    *reinterpret_cast<Granule*>(dst + u * BYTES) =
+        *reinterpret_cast<const Granule*>(src + u * BYTES);
+  }
+}
+
+__device__ __forceinline__ void store_range(void* dst_v, const void* src_v, std::uint32_t bytes,
+                                            std::uint32_t granule) {
+  auto* dst = static_cast<unsigned char*>(dst_v);
+  const auto* src = static_cast<const unsigned char*>(src_v);
+  const std::uint32_t body = bytes / granule * granule;
+  if (granule == 16) {
+    store_units<16>(dst, src, body / 16);
+  } else if (granule == 8) {
+    store_units<8>(dst, src, body / 8);
+  } else {
+    store_units<4>(dst, src, body / 4);
+  }
+  store_units<4>(dst + body, src + body, (bytes - body) / 4);
+}
+
+// The item tiles (`i=N`, m and n at most N): thread t computes item t of the group (and t + 256,
+// ...) whole, so a k step is N loads of op(A)'s column, N of op(B)'s row and N^2 multiply-adds,
+// each instruction of a warp serving 32 items, where the t= tiles spend a tile's loads, index
+// arithmetic and edge tests on a few elements (at f32 6^3, t=2 issues some 137 warp instructions
+// an item). Rows and columns past m and n read the last one (clamped) and are never written.
+// Items lie ea elements apart in the buffer: the warp's loads are free of bank conflicts where
+// that is odd, 4-way at f32 2^3 and 6^3. C cannot leave from registers as the other tiles' does
+// (a warp's store would touch 32 items), so the results go into the staged C (which holds C
+// where beta != 0, and is staged for these tiles whatever beta) and, after a barrier, leave as
+// the group's one contiguous range of C, a granule a thread: every thread of the block calls
+// this.
+template <class T, class TL>
+__device__ __forceinline__ void compute_group_items(const StreamArgs<T>& s, std::int64_t g,
+                                                    T* buf) {
+  constexpr int N = TL::tm;
+  const Args<T>& p = s.p;
+  const std::int64_t item0 = g * s.items;
+  const std::int64_t left = p.batch - item0;
+  const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
+  std::uint32_t ra[N], cb[N];
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    ra[u] = static_cast<std::uint32_t>(u < m ? u : m - 1) * s.sa.sr;
+    cb[u] = static_cast<std::uint32_t>(u < n ? u : n - 1) * s.sb.sc;
+  }
+  T* const cs = buf + s.off_c;
+  for (std::uint32_t slot = threadIdx.x; slot < items; slot += kThreads) {
+    const T* a = buf + slot * s.ea;
+    const T* b = buf + s.off_b + slot * s.eb;
+    T acc[N][N];
+#pragma unroll
+    for (int u = 0; u < N; ++u)
+#pragma unroll
+      for (int v = 0; v < N; ++v) acc[u][v] = Ops<T>::zero();
+    for (int q = 0; q < k; ++q) {
+      T x[N], y[N];
+#pragma unroll
+      for (int u = 0; u < N; ++u) x[u] = maybe_conj(a[ra[u]], s.conj_a);
+#pragma unroll
+      for (int v = 0; v < N; ++v) y[v] = maybe_conj(b[cb[v]], s.conj_b);
+      a += s.sa.sc;
+      b += s.sb.sr;
+#pragma unroll
+      for (int u = 0; u < N; ++u)
+#pragma unroll
+        for (int v = 0; v < N; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
+    }
+    T* const c = cs + slot * s.ec;
+#pragma unroll
+    for (int v = 0; v < N; ++v) {
+      if (v >= n) break;
+#pragma unroll
+      for (int u = 0; u < N; ++u) {
+        if (u >= m) break;
+        const T ab = Ops<T>::mul(p.alpha, acc[u][v]);
+        c[u + v * m] = s.read_c ? Ops<T>::fma(p.beta, c[u + v * m], ab) : ab;
+      }
+    }
+  }
+  __syncthreads();  // every item's C is staged
+  store_range(p.c.base + item0 * s.ec, cs, items * s.ec * static_cast<std::uint32_t>(sizeof(T)),
+              s.granule_c);
+}
+
 // Blocks per multiprocessor the registers must allow: small tiles are latency-bound, so as many
 // as shared memory admits (7 or 8 at the 16 KiB groups), short of spilling registers. The f64
 // and c32 row tiles of 2 and 4 columns hold B's k pairs too: one block fewer (64 and 80
@@ -559,8 +669,14 @@ __device__ __forceinline__ void compute_group_mma(const StreamArgs<T>& s, std::i
 // and c32 at n >= 10) than at 5 and 4 blocks with the spills (40-96 bytes) those leave. Tiles
 // of two runs of rows hold twice the accumulators: two blocks (128 registers), which two buffers
 // of the larger items they are for leave anyway.
+// The item tiles hold N^2 sums: ptxas gives i=4 64 (f32), 72-76 (c32, f64) and 122 (c64)
+// registers, i=8 109 (f32), 189 (f64) and 254 (c32), none spilled.
 template <class T, class TL>
-constexpr int kMinBlocks = TL::mma                                               ? 3
+constexpr int kItemMinBlocks = TL::tm == 4 ? (sizeof(T) == 4 ? 4 : sizeof(T) == 8 ? 3 : 2)
+                                           : (sizeof(T) == 4 ? 2 : 1);
+template <class T, class TL>
+constexpr int kMinBlocks = TL::item ? kItemMinBlocks<T, TL>
+                           : TL::mma                                               ? 3
                            : TL::rows && TL::tm * sizeof(T) > 16                  ? 2
                            : TL::rows && sizeof(T) == 8 && TL::tn > 1 ? (TL::tn == 2 ? 4 : 3)
                            : TL::tm * TL::tn == 1  ? (sizeof(T) == 4 ? 8 : sizeof(T) == 8 ? 7 : 6)
@@ -589,6 +705,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TL>) stream_kernel(Str
       __syncthreads();
       if constexpr (TL::mma) {
         compute_group_mma<T, TL>(s, g, first);
+      } else if constexpr (TL::item) {
+        compute_group_items<T, TL>(s, g, first);
       } else if (!lane.idle) {
         compute_group<T, TL>(s, lane, g, first);
       }
@@ -605,6 +723,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, TL>) stream_kernel(Str
     __syncthreads();                       // and every other thread's
     if constexpr (TL::mma) {
       compute_group_mma<T, TL>(s, g, buf);
+    } else if constexpr (TL::item) {
+      compute_group_items<T, TL>(s, g, buf);
     } else if (!lane.idle) {
       compute_group<T, TL>(s, lane, g, buf);
     }
@@ -645,9 +765,9 @@ struct StagedA {
   std::uint32_t rows, pad;
 };
 template <class T>
-StagedA staged_a(const Problem& p, int tm, int tn, int lanes, bool row_tile) {
+StagedA staged_a(const Problem& p, int tm, int tn, int lanes, bool row_tile, bool item) {
   constexpr int V = kRunLength<T>;
-  if (p.ta == Op::N || lanes != 1 || sizeof(T) == 16) return {1, 0};
+  if (p.ta == Op::N || lanes != 1 || item || sizeof(T) == 16) return {1, 0};
   if (row_tile && reads_runs_along_k(true, false, tm, tn, V) && p.tb == Op::N && p.k % V == 0 &&
       p.m % tm == 0) {
     return {static_cast<std::uint32_t>(tm), static_cast<std::uint32_t>(V)};
@@ -655,15 +775,17 @@ StagedA staged_a(const Problem& p, int tm, int tn, int lanes, bool row_tile) {
   return {1, p.k % (2 * V) == 0 ? static_cast<std::uint32_t>(V) : 0};
 }
 
-// tm x tn: a thread's tile, or (lanes 32) a warp's.
+// tm x tn: a thread's tile, or (lanes 32) a warp's; `item`: the item tiles, which stage C
+// whatever beta (compute_group_items).
 template <class T>
-Plan plan(const Problem& p, int tm, int tn, int lanes, bool row_tile, bool may_single) {
+Plan plan(const Problem& p, int tm, int tn, int lanes, bool row_tile, bool may_single,
+          bool item) {
   if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return {1, 0, false};  // nothing staged
-  const StagedA sa = staged_a<T>(p, tm, tn, lanes, row_tile);
+  const StagedA sa = staged_a<T>(p, tm, tn, lanes, row_tile, item);
   const std::int64_t a_elems = p.m * p.k + p.m / sa.rows * sa.pad;
+  const bool staged_c = item || p.beta != 0.0;
   const std::size_t per_item =
-      static_cast<std::size_t>(a_elems + p.k * p.n + (p.beta == 0.0 ? 0 : p.m * p.n)) *
-      sizeof(T);
+      static_cast<std::size_t>(a_elems + p.k * p.n + (staged_c ? p.m * p.n : 0)) * sizeof(T);
   const std::size_t tiles =
       static_cast<std::size_t>(((p.m + tm - 1) / tm) * ((p.n + tn - 1) / tn));
   std::size_t items = kGroupBytes / per_item;
@@ -677,8 +799,8 @@ Plan plan(const Problem& p, int tm, int tn, int lanes, bool row_tile, bool may_s
   if (items > static_cast<std::size_t>(p.batch)) items = static_cast<std::size_t>(p.batch);
   // Each of the three ranges padded to 16 bytes within a buffer.
   auto pad = [](std::size_t elems) { return (elems * sizeof(T) + 15) / 16 * 16 / sizeof(T); };
-  const std::size_t buffer = pad(items * a_elems) + pad(items * p.k * p.n) +
-                             (p.beta == 0.0 ? 0 : pad(items * p.m * p.n));
+  const std::size_t buffer =
+      pad(items * a_elems) + pad(items * p.k * p.n) + (staged_c ? pad(items * p.m * p.n) : 0);
   const bool single = may_single && 2 * buffer * sizeof(T) > kMaxBlockShared;
   return {static_cast<std::uint32_t>(items), (single ? 1 : 2) * buffer * sizeof(T), single};
 }
@@ -694,7 +816,7 @@ struct Setup {
 template <class T, class TL>
 Setup<T> setup(const Problem& p) {
   const int lanes = TL::mma ? 32 : 1;
-  const Plan pl = plan<T>(p, TL::tm, TL::tn, lanes, TL::rows, kHasSingle<T, TL>);
+  const Plan pl = plan<T>(p, TL::tm, TL::tn, lanes, TL::rows, kHasSingle<T, TL>, TL::item);
   StreamArgs<T> s{};
   s.p = make_args<T>(p);
   s.items = pl.items;
@@ -704,7 +826,7 @@ Setup<T> setup(const Problem& p) {
   s.per_item = Divisor::of(s.side_i * s.side_j);
   s.by_side_i = Divisor::of(s.side_i);
   s.ea = static_cast<std::uint32_t>(p.m * p.k);
-  const StagedA sa = staged_a<T>(p, TL::tm, TL::tn, lanes, TL::rows);
+  const StagedA sa = staged_a<T>(p, TL::tm, TL::tn, lanes, TL::rows, TL::item);
   s.ea_s = s.ea + static_cast<std::uint32_t>(p.m) / sa.rows * sa.pad;
   s.eb = static_cast<std::uint32_t>(p.k * p.n);
   s.ec = static_cast<std::uint32_t>(p.m * p.n);
@@ -751,6 +873,8 @@ Setup<T> setup(const Problem& p) {
                           s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0,
                           pl.items * s.ea * z, pl.items * s.eb * z,
                           s.read_c ? pl.items * s.ec * z : 0});
+  // The item tiles store the group's C range from the staged copy.
+  s.granule_c = granule_of({reinterpret_cast<std::uintptr_t>(p.c.base), pl.items * s.ec * z});
   if (s.ea_s != s.ea) {  // padded: a stored column of A is k * sizeof(T) bytes
     s.a_row_units = Divisor::of(sa.rows * k * static_cast<std::uint32_t>(z) / s.granule);
     s.a_row_pad = sa.pad * static_cast<std::uint32_t>(z);
@@ -789,6 +913,15 @@ void launch_rows(const Problem& p, const CudaExec& exec) {
   });
 }
 
+// One item a thread, m and n at most N (c64 at N = 4 only: can_run).
+template <int N>
+void launch_items(const Problem& p, const CudaExec& exec) {
+  dispatch(p.dtype, [&]<class H>() {
+    using T = device_t<H>;
+    if constexpr (N == 4 || sizeof(T) < 16) launch_stream<T, ItemTile<N>>(p, exec);
+  });
+}
+
 // Warp tiles of W x W blocks of 8 x 8 on the f64 tensor cores (f64 and c64 only: can_run).
 template <int W>
 void launch_mma(const Problem& p, const CudaExec& exec) {
@@ -803,7 +936,9 @@ void launch_mma(const Problem& p, const CudaExec& exec) {
 class Stream final : public Candidate {
  public:
   // t=T: T x T tiles (runs 0); v=TN: `runs` 16-byte runs of rows by TN columns; mma=T (runs
-  // -1): a warp's T x T on the f64 tensor cores.
+  // kMma): a warp's T x T on the f64 tensor cores; i=T (runs kItem): an item of at most T x T a
+  // thread.
+  static constexpr int kMma = -1, kItem = -2;
   Stream(int tile, int runs, void (*launch)(const Problem&, const CudaExec&))
       : tile_(tile),
         runs_(runs),
@@ -813,11 +948,17 @@ class Stream final : public Candidate {
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
     if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
-    if (runs_ < 0 && p.dtype != DType(Scalar::f64) && p.dtype != DType(Scalar::c64)) {
+    if (runs_ == kMma && p.dtype != DType(Scalar::f64) && p.dtype != DType(Scalar::c64)) {
       return Verdict::no("the f64 tensor cores (mma.m8n8k4.f64) take f64 and c64 only");
     }
     if (p.m > kBound || p.n > kBound || p.k > kBound) {
       return Verdict::no("max(m, n, k) is over 64");
+    }
+    if (runs_ == kItem) {
+      if (p.m > tile_ || p.n > tile_) return Verdict::no(kItemTooLarge[tile_]);
+      if (tile_ > 4 && p.dtype == DType(Scalar::c64)) {
+        return Verdict::no("a c64 item of 8 x 8 a thread would hold 256 registers of sums");
+      }
     }
     if (!packed(p.a, p.rows_a(), p.cols_a(), p.batch) ||
         !packed(p.b, p.rows_b(), p.cols_b(), p.batch) || !packed(p.c, p.m, p.n, p.batch)) {
@@ -826,14 +967,16 @@ class Stream final : public Candidate {
     const int tm = dispatch(p.dtype, [&]<class H>() {
       return runs_ > 0 ? runs_ * kRunLength<device_t<H>> : tile_;
     });
-    const int lanes = runs_ < 0 ? 32 : 1;
+    const int lanes = runs_ == kMma ? 32 : 1;
     // Where m is not a multiple of a row tile's rows, a column of op(A) and C is not one vector
     // and the tile is a slower t= tile (measured on the H200: 0.8x to 1.0x of the best t=), so
     // it is not offered.
     if (runs_ > 0 && p.m % tm != 0) return Verdict::no(kNotWhole[tm]);
     const std::size_t shared = dispatch(p.dtype, [&]<class H>() {
       using T = device_t<H>;
-      return plan<T>(p, tm, tile_, lanes, runs_ > 0, has_single(sizeof(T), runs_ != 0)).shared;
+      return plan<T>(p, tm, tile_, lanes, runs_ > 0,
+                     has_single(sizeof(T), runs_ > 0 || runs_ == kMma), runs_ == kItem)
+          .shared;
     });
     if (shared > kMaxShared) return Verdict::no("the buffers of one item exceed shared memory");
     return Verdict::yes();
@@ -848,7 +991,8 @@ class Stream final : public Candidate {
 
  private:
   static std::string spell(int tile, int runs) {
-    if (runs < 0) return "cuda.stream:mma=" + std::to_string(tile);
+    if (runs == kMma) return "cuda.stream:mma=" + std::to_string(tile);
+    if (runs == kItem) return "cuda.stream:i=" + std::to_string(tile);
     if (runs == 0) return "cuda.stream:t=" + std::to_string(tile);
     const std::string v = "cuda.stream:v=" + std::to_string(tile);
     return runs == 1 ? v : v + ":runs=" + std::to_string(runs);
@@ -859,9 +1003,13 @@ class Stream final : public Candidate {
       "m is not a multiple of 2 (16-byte row tiles of f64 and c32, 32-byte ones of c64)", nullptr,
       "m is not a multiple of 4 (16-byte row tiles of f32, 32-byte ones of f64 and c32)",
       nullptr, nullptr, nullptr, "m is not a multiple of 8 (32-byte row tiles of f32)"};
+  // Why an item tile refuses m or n over its side.
+  static constexpr const char* kItemTooLarge[9] = {
+      nullptr, nullptr, nullptr, nullptr, "m or n is over 4 (one item of at most 4 x 4 a thread)",
+      nullptr, nullptr, nullptr, "m or n is over 8 (one item of at most 8 x 8 a thread)"};
   static constexpr std::size_t kMaxShared = 227 * 1024;  // Hopper's opt-in limit per block
   int tile_;  // t=: T x T; v=: the columns TN
-  int runs_;  // v=: 16-byte runs of rows (1 or 2); 0 for t=, -1 for mma=
+  int runs_;  // v=: 16-byte runs of rows (1 or 2); 0 for t=, kMma, kItem
   void (*launch_)(const Problem&, const CudaExec&);
   std::string spelling_;
 };
@@ -873,9 +1021,9 @@ std::span<const Candidate* const> GEMMROUTE_AB_EXPORT(stream_candidates)() {
   static const Stream t1(1, 0, &launch_square<1>), t2(2, 0, &launch_square<2>),
       t4(4, 0, &launch_square<4>), v1(1, 1, &launch_rows<1, 1>), v2(2, 1, &launch_rows<2, 1>),
       v4(4, 1, &launch_rows<4, 1>), v4r2(4, 2, &launch_rows<4, 2>), mma8(8, -1, &launch_mma<1>),
-      mma16(16, -1, &launch_mma<2>);
-  static const std::array<const Candidate*, 9> all = {&t1,  &t2,   &t4,  &v1,   &v2,
-                                                      &v4,  &v4r2, &mma8, &mma16};
+      mma16(16, -1, &launch_mma<2>), i4(4, -2, &launch_items<4>), i8(8, -2, &launch_items<8>);
+  static const std::array<const Candidate*, 11> all = {&t1, &t2,   &t4,   &v1,    &v2, &v4,
+                                                       &v4r2, &mma8, &mma16, &i4, &i8};
   return all;
 }
 

@@ -152,6 +152,40 @@ TEST(CudaWithoutGpu, TensorCoreTilesTakeF64AndC64Only) {
   }
 }
 
+// The item tiles (one item a thread) take m and n up to their side, k up to 64, and say why
+// not; c64 has no i=8 (its 8 x 8 sums would not fit the registers).
+TEST(CudaWithoutGpu, ItemTilesTakeItemsUpToTheirSide) {
+  bool offline = false;
+  const auto backend = make_backend_or_vocabulary(Device::cuda(0), &offline);
+  const Candidate* i4 = backend->find("cuda.stream:i=4");
+  const Candidate* i8 = backend->find("cuda.stream:i=8");
+  ASSERT_NE(i4, nullptr);
+  ASSERT_NE(i8, nullptr);
+  auto items = [](Scalar s, std::int64_t m, std::int64_t n, std::int64_t k) {
+    Problem p = packed_nn(s, m);
+    p.n = n;
+    p.k = k;
+    p.a = Operand{p.a.base, nullptr, m, m * k};
+    p.b = Operand{p.b.base, nullptr, k, k * n};
+    p.c = Operand{p.c.base, nullptr, m, m * n};
+    return p;
+  };
+  for (Scalar s : {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64}) {
+    EXPECT_TRUE(i4->can_run(items(s, 3, 4, 64)).ok);
+    EXPECT_TRUE(i4->can_run(items(s, 4, 1, 2)).ok);
+    const Verdict over = i4->can_run(items(s, 4, 5, 4));
+    EXPECT_FALSE(over.ok);
+    EXPECT_NE(std::string(over.reason).find("over 4"), std::string::npos) << over.reason;
+    EXPECT_FALSE(i4->can_run(items(s, 2, 2, 65)).ok);
+  }
+  EXPECT_TRUE(i8->can_run(items(Scalar::f32, 7, 5, 3)).ok);
+  EXPECT_TRUE(i8->can_run(items(Scalar::c32, 8, 8, 8)).ok);
+  EXPECT_FALSE(i8->can_run(items(Scalar::f64, 9, 2, 2)).ok);
+  const Verdict c64 = i8->can_run(items(Scalar::c64, 6, 6, 6));
+  EXPECT_FALSE(c64.ok);
+  EXPECT_NE(std::string(c64.reason).find("registers"), std::string::npos) << c64.reason;
+}
+
 // cuda.reg's split k keeps its chunks' sums in the candidates' workspace: what it declares
 // never passes that, is what a split asks (count x m x n x batch floats), and is nothing where
 // k is too short to split, where one chunk's sums alone would not fit, or for cuda.wide.

@@ -5,7 +5,8 @@
 // barriers some threads never reach. The tensor-core tiles run the path the kernel takes below
 // sm_80 (the same 8 x 8 x 4 products through warp shuffles), so they check the fragments'
 // indexing, not the mma instruction. A case the candidate would refuse (Stream::can_run: v= where
-// m is not a multiple of its rows, mma= but for f64 and c64, buffers over 227 KiB) is skipped.
+// m is not a multiple of its rows, mma= but for f64 and c64, i= where m or n is over its side or
+// c64 at i=8, buffers over 227 KiB) is skipped.
 //
 //   stream_emulated random COUNT SEED   COUNT random cases a scalar for each tile
 #include "host.hpp"
@@ -63,11 +64,15 @@ struct Tiles {
   using Rows4x2 = gemmroute::cuda::Tile<2 * R, 4, true>;
   using Mma8 = gemmroute::cuda::MmaTile<1>;
   using Mma16 = gemmroute::cuda::MmaTile<2>;
+  using Item4 = gemmroute::cuda::ItemTile<4>;
+  using Item8 = gemmroute::cuda::ItemTile<8>;
 };
 
-constexpr const char* kSpellings[] = {"t=1", "t=2",        "t=4",   "v=1",   "v=2",
-                                      "v=4", "v=4:runs=2", "mma=8", "mma=16"};
-constexpr int kTiles = 9;
+constexpr const char* kSpellings[] = {"t=1", "t=2",   "t=4",    "v=1", "v=2", "v=4",
+                                      "v=4:runs=2", "mma=8", "mma=16", "i=4", "i=8"};
+constexpr int kTiles = 11;
+// The item tiles' side (m and n at most that), 0 for the others.
+constexpr int kItemSide[kTiles] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 8};
 
 // One case through the tile numbered `tile` (kSpellings); false where the candidate refuses it.
 template <class T>
@@ -97,14 +102,22 @@ bool run_tile(const Problem& p, int tile) {
     case 8:
       if constexpr (kF64) return run_stream<T, typename X::Mma16>(p);
       return false;
+    case 9:
+      if (p.m > 4 || p.n > 4) return false;
+      return run_stream<T, typename X::Item4>(p);
+    case 10:
+      if (p.m > 8 || p.n > 8) return false;
+      if constexpr (sizeof(T) < 16) return run_stream<T, typename X::Item8>(p);
+      return false;
   }
   return false;
 }
 
 // Random sizes (a third of m, n and k each a multiple of 8: the v= tiles run where m is, and
-// read B's runs along k or j where k or n is), packed storage from a 128-byte boundary or one
-// element past it (copies of 16, 8 or 4 bytes), and batches of one to seven groups' worth of
-// items.
+// read B's runs along k or j where k or n is; the item tiles' m and n within their side, k
+// within 1..64 and half the time within their side too), packed storage from a 128-byte boundary
+// or one element past it (copies of 16, 8 or 4 bytes), and batches of one to seven groups' worth
+// of items.
 template <class T>
 void sweep_random(long count, unsigned seed) {
   std::mt19937 r(seed);
@@ -118,6 +131,11 @@ void sweep_random(long count, unsigned seed) {
       if (r() % 3 == 0) c.n = std::max<std::int64_t>(c.n / 8 * 8, 8);
       c.k = 1 + r() % 64;
       if (r() % 3 == 0) c.k = std::max<std::int64_t>(c.k / 8 * 8, 8);
+      if (const int side = kItemSide[tile]) {
+        c.m = 1 + r() % side;
+        c.n = 1 + r() % side;
+        if (r() % 2 == 0) c.k = 1 + r() % side;
+      }
       c.ta = f[r() % f.size()];
       c.tb = f[r() % f.size()];
       randomize<T>(c, r, 2);
