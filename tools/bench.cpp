@@ -158,9 +158,7 @@ std::vector<const Candidate*> candidates_to_time(const Backend& backend,
     const auto end = std::min(list->find(',', start), list->size());
     const std::string name = list->substr(start, end - start);
     if (name.empty()) throw UsageError("--candidates: an empty name in '" + *list + "'");
-    const bool known = std::any_of(all.begin(), all.end(),
-                                   [&](const Candidate* c) { return c->spelling() == name; });
-    if (!known) {
+    if (backend.find(name) == nullptr) {
       std::string names;
       for (const Candidate* c : all) {
         if (!names.empty()) names += ' ';

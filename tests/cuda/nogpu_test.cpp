@@ -97,18 +97,18 @@ TEST(CudaWithoutGpu, EachBackendHasItsReach) {
   EXPECT_EQ(make_backend(Device::cpu())->reach(), Reach{});
 }
 
-// A packed NN batch of m x 8 x 8 items (can_run looks at the layout, never at the data).
-Problem packed_nn(Scalar s, std::int64_t m) {
+// A packed NN batch of m x n x k items (can_run looks at the layout, never at the data).
+Problem packed_nn(Scalar s, std::int64_t m, std::int64_t n = 8, std::int64_t k = 8) {
   static const double never_read[1] = {};
   Problem p;
   p.dtype = s;
   p.m = m;
-  p.n = 8;
-  p.k = 8;
+  p.n = n;
+  p.k = k;
   p.batch = 1000;
-  p.a = Operand{never_read, nullptr, m, m * 8};
-  p.b = Operand{never_read, nullptr, 8, 64};
-  p.c = Operand{never_read, nullptr, m, m * 8};
+  p.a = Operand{never_read, nullptr, m, m * k};
+  p.b = Operand{never_read, nullptr, k, k * n};
+  p.c = Operand{never_read, nullptr, m, m * n};
   return p;
 }
 
@@ -161,27 +161,18 @@ TEST(CudaWithoutGpu, ItemTilesTakeItemsUpToTheirSide) {
   const Candidate* i8 = backend->find("cuda.stream:i=8");
   ASSERT_NE(i4, nullptr);
   ASSERT_NE(i8, nullptr);
-  auto items = [](Scalar s, std::int64_t m, std::int64_t n, std::int64_t k) {
-    Problem p = packed_nn(s, m);
-    p.n = n;
-    p.k = k;
-    p.a = Operand{p.a.base, nullptr, m, m * k};
-    p.b = Operand{p.b.base, nullptr, k, k * n};
-    p.c = Operand{p.c.base, nullptr, m, m * n};
-    return p;
-  };
   for (Scalar s : {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64}) {
-    EXPECT_TRUE(i4->can_run(items(s, 3, 4, 64)).ok);
-    EXPECT_TRUE(i4->can_run(items(s, 4, 1, 2)).ok);
-    const Verdict over = i4->can_run(items(s, 4, 5, 4));
+    EXPECT_TRUE(i4->can_run(packed_nn(s, 3, 4, 64)).ok);
+    EXPECT_TRUE(i4->can_run(packed_nn(s, 4, 1, 2)).ok);
+    const Verdict over = i4->can_run(packed_nn(s, 4, 5, 4));
     EXPECT_FALSE(over.ok);
     EXPECT_NE(std::string(over.reason).find("over 4"), std::string::npos) << over.reason;
-    EXPECT_FALSE(i4->can_run(items(s, 2, 2, 65)).ok);
+    EXPECT_FALSE(i4->can_run(packed_nn(s, 2, 2, 65)).ok);
   }
-  EXPECT_TRUE(i8->can_run(items(Scalar::f32, 7, 5, 3)).ok);
-  EXPECT_TRUE(i8->can_run(items(Scalar::c32, 8, 8, 8)).ok);
-  EXPECT_FALSE(i8->can_run(items(Scalar::f64, 9, 2, 2)).ok);
-  const Verdict c64 = i8->can_run(items(Scalar::c64, 6, 6, 6));
+  EXPECT_TRUE(i8->can_run(packed_nn(Scalar::f32, 7, 5, 3)).ok);
+  EXPECT_TRUE(i8->can_run(packed_nn(Scalar::c32, 8, 8, 8)).ok);
+  EXPECT_FALSE(i8->can_run(packed_nn(Scalar::f64, 9, 2, 2)).ok);
+  const Verdict c64 = i8->can_run(packed_nn(Scalar::c64, 6, 6, 6));
   EXPECT_FALSE(c64.ok);
   EXPECT_NE(std::string(c64.reason).find("registers"), std::string::npos) << c64.reason;
 }
