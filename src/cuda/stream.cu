@@ -34,14 +34,15 @@
 //   is four real ones. Edges are masked (zeros past m, n and k), so any size runs.
 // - `i=4`, `i=8` (m and n at most 4 or 8): each thread computes one whole item, so each
 //   instruction of a warp serves 32 items; its results are staged and leave as the group's one
-//   range of C (compute_group_items).
+//   range of C (compute_group_items). `i=8:cols=2`: all rows of two of an item's columns a thread.
 // - Forms are runtime strides into the staged items (N, T; conjugation applied to the values),
 //   so one kernel serves all nine.
 //
 // Anything that is not packed (padding, broadcast operands, pointer arrays) is left to
 // cuda.small. Instantiations: t = 1, 2, 4, v = 1, 2, 4 and v = 4:runs=2 for each of the four
 // scalars, mma = 8 and 16 for f64 and c64 (32 kernels), i = 4 for each scalar and i = 8 for f32,
-// f64 and c32 (7), and the single-buffer kernels of kHasSingle (16: 55 in all).
+// f64 and c32, i = 8:cols=2 for f64 and c32 (9), and the single-buffer kernels of kHasSingle (16:
+// 57 in all).
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -211,10 +212,11 @@ struct MmaTile {
 };
 
 // One whole item a thread (`i=N`): m and n at most N, C's N x N accumulators in registers
-// (compute_group_items).
-template <int N>
+// (compute_group_items); or (`i=N:cols=J`, J < N) all of an item's rows by J of its columns, the
+// item's ceil(n / J) threads side by side.
+template <int N, int J = N>
 struct ItemTile {
-  static constexpr int tm = N, tn = N;
+  static constexpr int tm = N, tn = J;
   static constexpr bool rows = false;
   static constexpr bool mma = false;
   static constexpr bool item = true;
@@ -608,47 +610,58 @@ __device__ __forceinline__ void store_range(void* dst_v, const void* src_v, std:
 // where beta != 0, and is staged for these tiles whatever beta) and, after a barrier, leave as
 // the group's one contiguous range of C, a granule a thread: every thread of the block calls
 // this.
+//
+// With `cols=J` (J < N) a thread takes all rows of J consecutive columns, so an item's sums are
+// spread over ceil(n / J) threads (per_item), whose loads of op(A)'s column meet at one address
+// (a broadcast): fewer registers a thread where N x N sums of 8-byte scalars would hold a
+// multiprocessor to one block. Shipped as i=8:cols=2 for f64 and c32: cols=4, and c64 by either,
+// were not faster than the tiles they would replace (docs/decisions.md).
 template <class T, class TL>
 __device__ __forceinline__ void compute_group_items(const StreamArgs<T>& s, std::int64_t g,
                                                     T* buf) {
-  constexpr int N = TL::tm;
+  constexpr int N = TL::tm, J = TL::tn;
   const Args<T>& p = s.p;
   const std::int64_t item0 = g * s.items;
   const std::int64_t left = p.batch - item0;
   const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
-  std::uint32_t ra[N], cb[N];
+  std::uint32_t ra[N];
 #pragma unroll
-  for (int u = 0; u < N; ++u) {
-    ra[u] = static_cast<std::uint32_t>(u < m ? u : m - 1) * s.sa.sr;
-    cb[u] = static_cast<std::uint32_t>(u < n ? u : n - 1) * s.sb.sc;
-  }
+  for (int u = 0; u < N; ++u) ra[u] = static_cast<std::uint32_t>(u < m ? u : m - 1) * s.sa.sr;
   T* const cs = buf + s.off_c;
-  for (std::uint32_t slot = threadIdx.x; slot < items; slot += kThreads) {
+  const std::uint32_t work = J == N ? items : items * s.per_item.d;
+  for (std::uint32_t w = threadIdx.x; w < work; w += kThreads) {
+    const std::uint32_t slot = J == N ? w : s.per_item.div(w);
+    const int j0 = J == N ? 0 : static_cast<int>(w - slot * s.per_item.d) * J;
+    std::uint32_t cb[J];
+#pragma unroll
+    for (int v = 0; v < J; ++v) {
+      cb[v] = static_cast<std::uint32_t>(j0 + v < n ? j0 + v : n - 1) * s.sb.sc;
+    }
     const T* a = buf + slot * s.ea;
     const T* b = buf + s.off_b + slot * s.eb;
-    T acc[N][N];
+    T acc[N][J];
 #pragma unroll
     for (int u = 0; u < N; ++u)
 #pragma unroll
-      for (int v = 0; v < N; ++v) acc[u][v] = Ops<T>::zero();
+      for (int v = 0; v < J; ++v) acc[u][v] = Ops<T>::zero();
     for (int q = 0; q < k; ++q) {
-      T x[N], y[N];
+      T x[N], y[J];
 #pragma unroll
       for (int u = 0; u < N; ++u) x[u] = maybe_conj(a[ra[u]], s.conj_a);
 #pragma unroll
-      for (int v = 0; v < N; ++v) y[v] = maybe_conj(b[cb[v]], s.conj_b);
+      for (int v = 0; v < J; ++v) y[v] = maybe_conj(b[cb[v]], s.conj_b);
       a += s.sa.sc;
       b += s.sb.sr;
 #pragma unroll
       for (int u = 0; u < N; ++u)
 #pragma unroll
-        for (int v = 0; v < N; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
+        for (int v = 0; v < J; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
     }
-    T* const c = cs + slot * s.ec;
+    T* const c = cs + slot * s.ec + j0 * m;
 #pragma unroll
-    for (int v = 0; v < N; ++v) {
-      if (v >= n) break;
+    for (int v = 0; v < J; ++v) {
+      if (j0 + v >= n) break;
 #pragma unroll
       for (int u = 0; u < N; ++u) {
         if (u >= m) break;
@@ -670,10 +683,12 @@ __device__ __forceinline__ void compute_group_items(const StreamArgs<T>& s, std:
 // of two runs of rows hold twice the accumulators: two blocks (128 registers), which two buffers
 // of the larger items they are for leave anyway.
 // The item tiles hold N^2 sums: ptxas gives i=4 64 (f32), 72-76 (c32, f64) and 122 (c64)
-// registers, i=8 109 (f32), 189 (f64) and 254 (c32), none spilled.
+// registers, i=8 109 (f32), 189 (f64) and 254 (c32), none spilled; i=8:cols=2 (f64, c32) up to
+// 128 at two blocks (the rule below: two where J x N sums are 256 bytes or less, else one).
 template <class T, class TL>
-constexpr int kItemMinBlocks = TL::tm == 4 ? (sizeof(T) == 4 ? 4 : sizeof(T) == 8 ? 3 : 2)
-                                           : (sizeof(T) == 4 ? 2 : 1);
+constexpr int kItemMinBlocks = TL::tn < TL::tm ? (TL::tm * TL::tn * sizeof(T) > 256 ? 1 : 2)
+                               : TL::tm == 4   ? (sizeof(T) == 4 ? 4 : sizeof(T) == 8 ? 3 : 2)
+                                               : (sizeof(T) == 4 ? 2 : 1);
 template <class T, class TL>
 constexpr int kMinBlocks = TL::item ? kItemMinBlocks<T, TL>
                            : TL::mma                                               ? 3
@@ -913,12 +928,15 @@ void launch_rows(const Problem& p, const CudaExec& exec) {
   });
 }
 
-// One item a thread, m and n at most N (c64 at N = 4 only: can_run).
-template <int N>
+// One item a thread, m and n at most N (c64 at N = 4 only: can_run); with J < N, J columns of one
+// a thread (f64 and c32 only: can_run).
+template <int N, int J = N>
 void launch_items(const Problem& p, const CudaExec& exec) {
   dispatch(p.dtype, [&]<class H>() {
     using T = device_t<H>;
-    if constexpr (N == 4 || sizeof(T) < 16) launch_stream<T, ItemTile<N>>(p, exec);
+    if constexpr (J < N ? sizeof(T) == 8 : N == 4 || sizeof(T) < 16) {
+      launch_stream<T, ItemTile<N, J>>(p, exec);
+    }
   });
 }
 
@@ -937,13 +955,14 @@ class Stream final : public Candidate {
  public:
   // t=T: T x T tiles (runs 0); v=TN: `runs` 16-byte runs of rows by TN columns; mma=T (runs
   // kMma): a warp's T x T on the f64 tensor cores; i=T (runs kItem): an item of at most T x T a
-  // thread.
+  // thread, or with `cols` J of its columns.
   static constexpr int kMma = -1, kItem = -2;
-  Stream(int tile, int runs, void (*launch)(const Problem&, const CudaExec&))
+  Stream(int tile, int runs, void (*launch)(const Problem&, const CudaExec&), int cols = 0)
       : tile_(tile),
         runs_(runs),
+        cols_(cols),
         launch_(launch),
-        spelling_(spell(tile, runs) + GEMMROUTE_AB_SPELLING) {}
+        spelling_(spell(tile, runs, cols) + GEMMROUTE_AB_SPELLING) {}
   std::string_view spelling() const override { return spelling_; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
@@ -956,8 +975,14 @@ class Stream final : public Candidate {
     }
     if (runs_ == kItem) {
       if (p.m > tile_ || p.n > tile_) return Verdict::no(kItemTooLarge[tile_]);
-      if (tile_ > 4 && p.dtype == DType(Scalar::c64)) {
+      if (tile_ > 4 && cols_ == 0 && p.dtype == DType(Scalar::c64)) {
         return Verdict::no("a c64 item of 8 x 8 a thread would hold 256 registers of sums");
+      }
+      if (cols_ != 0 && p.dtype == DType(Scalar::f32)) {
+        return Verdict::no("f32 takes its items whole (i=8: 109 registers, no spill)");
+      }
+      if (cols_ != 0 && p.dtype == DType(Scalar::c64)) {
+        return Verdict::no("c64 by columns was not faster than the v= tiles (H100, 2026-12-05)");
       }
     }
     if (!packed(p.a, p.rows_a(), p.cols_a(), p.batch) ||
@@ -974,7 +999,7 @@ class Stream final : public Candidate {
     if (runs_ > 0 && p.m % tm != 0) return Verdict::no(kNotWhole[tm]);
     const std::size_t shared = dispatch(p.dtype, [&]<class H>() {
       using T = device_t<H>;
-      return plan<T>(p, tm, tile_, lanes, runs_ > 0,
+      return plan<T>(p, tm, cols_ != 0 ? cols_ : tile_, lanes, runs_ > 0,
                      has_single(sizeof(T), runs_ > 0 || runs_ == kMma), runs_ == kItem)
           .shared;
     });
@@ -990,8 +1015,11 @@ class Stream final : public Candidate {
   }
 
  private:
-  static std::string spell(int tile, int runs) {
+  static std::string spell(int tile, int runs, int cols) {
     if (runs == kMma) return "cuda.stream:mma=" + std::to_string(tile);
+    if (runs == kItem && cols != 0) {
+      return "cuda.stream:i=" + std::to_string(tile) + ":cols=" + std::to_string(cols);
+    }
     if (runs == kItem) return "cuda.stream:i=" + std::to_string(tile);
     if (runs == 0) return "cuda.stream:t=" + std::to_string(tile);
     const std::string v = "cuda.stream:v=" + std::to_string(tile);
@@ -1010,6 +1038,7 @@ class Stream final : public Candidate {
   static constexpr std::size_t kMaxShared = 227 * 1024;  // Hopper's opt-in limit per block
   int tile_;  // t=: T x T; v=: the columns TN
   int runs_;  // v=: 16-byte runs of rows (1 or 2); 0 for t=, kMma, kItem
+  int cols_;  // i=: the columns a thread takes, 0 for all of them
   void (*launch_)(const Problem&, const CudaExec&);
   std::string spelling_;
 };
@@ -1021,9 +1050,10 @@ std::span<const Candidate* const> GEMMROUTE_AB_EXPORT(stream_candidates)() {
   static const Stream t1(1, 0, &launch_square<1>), t2(2, 0, &launch_square<2>),
       t4(4, 0, &launch_square<4>), v1(1, 1, &launch_rows<1, 1>), v2(2, 1, &launch_rows<2, 1>),
       v4(4, 1, &launch_rows<4, 1>), v4r2(4, 2, &launch_rows<4, 2>), mma8(8, -1, &launch_mma<1>),
-      mma16(16, -1, &launch_mma<2>), i4(4, -2, &launch_items<4>), i8(8, -2, &launch_items<8>);
-  static const std::array<const Candidate*, 11> all = {&t1, &t2,   &t4,   &v1,    &v2, &v4,
-                                                       &v4r2, &mma8, &mma16, &i4, &i8};
+      mma16(16, -1, &launch_mma<2>), i4(4, -2, &launch_items<4>), i8(8, -2, &launch_items<8>),
+      i8c2(8, -2, &launch_items<8, 2>, 2);
+  static const std::array<const Candidate*, 12> all = {&t1, &t2,    &t4,    &v1, &v2, &v4,
+                                                       &v4r2, &mma8, &mma16, &i4, &i8, &i8c2};
   return all;
 }
 

@@ -177,6 +177,27 @@ TEST(CudaWithoutGpu, ItemTilesTakeItemsUpToTheirSide) {
   EXPECT_NE(std::string(c64.reason).find("registers"), std::string::npos) << c64.reason;
 }
 
+// The item tile by columns (`i=8:cols=2`: all rows of two of an item's columns a thread) runs
+// f64 and c32 items up to 8 x 8 and refuses f32 (taken whole) and c64 (not faster), saying why.
+TEST(CudaWithoutGpu, ItemColumnTileTakesF64AndC32Only) {
+  bool offline = false;
+  const auto backend = make_backend_or_vocabulary(Device::cuda(0), &offline);
+  const Candidate* cols = backend->find("cuda.stream:i=8:cols=2");
+  ASSERT_NE(cols, nullptr);
+  EXPECT_EQ(backend->find("cuda.stream:i=8:cols=4"), nullptr);
+  for (Scalar s : {Scalar::f64, Scalar::c32}) {
+    EXPECT_TRUE(cols->can_run(packed_nn(s, 8, 8, 8)).ok);
+    EXPECT_TRUE(cols->can_run(packed_nn(s, 5, 3, 64)).ok);
+    EXPECT_FALSE(cols->can_run(packed_nn(s, 9, 9, 8)).ok);
+  }
+  const Verdict f32 = cols->can_run(packed_nn(Scalar::f32, 6, 6, 6));
+  EXPECT_FALSE(f32.ok);
+  EXPECT_NE(std::string(f32.reason).find("whole"), std::string::npos) << f32.reason;
+  const Verdict c64 = cols->can_run(packed_nn(Scalar::c64, 6, 6, 6));
+  EXPECT_FALSE(c64.ok);
+  EXPECT_NE(std::string(c64.reason).find("not faster"), std::string::npos) << c64.reason;
+}
+
 // cuda.reg's split k keeps its chunks' sums in the candidates' workspace: what it declares
 // never passes that, is what a split asks (count x m x n x batch floats), and is nothing where
 // k is too short to split, where one chunk's sums alone would not fit, or for cuda.wide.

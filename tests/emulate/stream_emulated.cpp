@@ -5,8 +5,8 @@
 // barriers some threads never reach. The tensor-core tiles run the path the kernel takes below
 // sm_80 (the same 8 x 8 x 4 products through warp shuffles), so they check the fragments'
 // indexing, not the mma instruction. A case the candidate would refuse (Stream::can_run: v= where
-// m is not a multiple of its rows, mma= but for f64 and c64, i= where m or n is over its side or
-// c64 at i=8, buffers over 227 KiB) is skipped.
+// m is not a multiple of its rows, mma= but for f64 and c64, i= where m or n is over its side,
+// c64 at i=8, i=8:cols=2 but for f64 and c32, buffers over 227 KiB) is skipped.
 //
 //   stream_emulated random COUNT SEED   COUNT random cases a scalar for each tile
 #include "host.hpp"
@@ -66,13 +66,14 @@ struct Tiles {
   using Mma16 = gemmroute::cuda::MmaTile<2>;
   using Item4 = gemmroute::cuda::ItemTile<4>;
   using Item8 = gemmroute::cuda::ItemTile<8>;
+  using Item8Cols2 = gemmroute::cuda::ItemTile<8, 2>;
 };
 
 constexpr const char* kSpellings[] = {"t=1", "t=2",   "t=4",    "v=1", "v=2", "v=4",
-                                      "v=4:runs=2", "mma=8", "mma=16", "i=4", "i=8"};
-constexpr int kTiles = 11;
+                                      "v=4:runs=2", "mma=8", "mma=16", "i=4", "i=8", "i=8:cols=2"};
+constexpr int kTiles = 12;
 // The item tiles' side (m and n at most that), 0 for the others.
-constexpr int kItemSide[kTiles] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 8};
+constexpr int kItemSide[kTiles] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 8, 8};
 
 // One case through the tile numbered `tile` (kSpellings); false where the candidate refuses it.
 template <class T>
@@ -108,6 +109,10 @@ bool run_tile(const Problem& p, int tile) {
     case 10:
       if (p.m > 8 || p.n > 8) return false;
       if constexpr (sizeof(T) < 16) return run_stream<T, typename X::Item8>(p);
+      return false;
+    case 11:
+      if (p.m > 8 || p.n > 8) return false;
+      if constexpr (sizeof(T) == 8) return run_stream<T, typename X::Item8Cols2>(p);
       return false;
   }
   return false;
