@@ -98,29 +98,62 @@ struct StreamArgs {
                                         // along j, the tile's columns consecutive
 };
 
-template <int BYTES>
-__device__ __forceinline__ void copy_units(unsigned char* dst, const unsigned char* src,
+// How move_range moves a range: asynchronous copies into shared memory (the staging), or plain
+// stores from shared memory to global memory (the item tiles' C).
+enum class Move { kCopyAsync, kStore };
+
+// Moves `units` units of BYTES from src to dst, consecutive threads taking consecutive units.
+template <Move M, int BYTES>
+__device__ __forceinline__ void move_units(unsigned char* dst, const unsigned char* src,
                                            std::uint32_t units) {
+  struct alignas(BYTES) Granule {
+    std::uint32_t w[BYTES / 4];
+  };
   for (std::uint32_t u = threadIdx.x; u < units; u += kThreads) {
-    copy_async<BYTES>(dst + u * BYTES, src + u * BYTES);
+    if constexpr (M == Move::kCopyAsync) {
+      copy_async<BYTES>(dst + u * BYTES, src + u * BYTES);
+    } else {
+      *reinterpret_cast<Granule*>(dst + u * BYTES) =
+          *reinterpret_cast<const Granule*>(src + u * BYTES);
+    }
   }
 }
 
-// Copies `bytes` (a multiple of 4) from src to dst, both aligned to `granule`: granules first,
+// Moves `bytes` (a multiple of 4) from src to dst, both aligned to `granule`: granules first,
 // then the 4-byte tail.
-__device__ __forceinline__ void copy_range(void* dst_v, const void* src_v, std::uint32_t bytes,
+template <Move M>
+__device__ __forceinline__ void move_range(void* dst_v, const void* src_v, std::uint32_t bytes,
                                            std::uint32_t granule) {
   auto* dst = static_cast<unsigned char*>(dst_v);
   const auto* src = static_cast<const unsigned char*>(src_v);
   const std::uint32_t body = bytes / granule * granule;
   if (granule == 16) {
-    copy_units<16>(dst, src, body / 16);
+    move_units<M, 16>(dst, src, body / 16);
   } else if (granule == 8) {
-    copy_units<8>(dst, src, body / 8);
+    move_units<M, 8>(dst, src, body / 8);
   } else {
-    copy_units<4>(dst, src, body / 4);
+    move_units<M, 4>(dst, src, body / 4);
   }
-  copy_units<4>(dst + body, src + body, (bytes - body) / 4);
+  move_units<M, 4>(dst + body, src + body, (bytes - body) / 4);
+}
+
+// Stages `bytes` from global memory at src into shared memory at dst, as move_range.
+__device__ __forceinline__ void copy_range(void* dst, const void* src, std::uint32_t bytes,
+                                           std::uint32_t granule) {
+  move_range<Move::kCopyAsync>(dst, src, bytes, granule);
+}
+
+// Stores `bytes` of shared memory at src to global memory at dst, as move_range.
+__device__ __forceinline__ void store_range(void* dst, const void* src, std::uint32_t bytes,
+                                            std::uint32_t granule) {
+  move_range<Move::kStore>(dst, src, bytes, granule);
+}
+
+// The items of the group that starts at item0: s.items, fewer in the batch's last group.
+template <class T>
+__device__ __forceinline__ std::uint32_t group_items(const StreamArgs<T>& s, std::int64_t item0) {
+  const std::int64_t left = s.p.batch - item0;
+  return static_cast<std::uint32_t>(left < s.items ? left : s.items);
 }
 
 // Copies `bytes` from src to dst as rows of a_row_units granules each, every row in dst
@@ -155,8 +188,7 @@ template <class T>
 __device__ __forceinline__ void issue_group(const StreamArgs<T>& s, std::int64_t g, T* buf) {
   if (g < s.groups) {
     const std::int64_t item0 = g * s.items;
-    const std::int64_t left = s.p.batch - item0;
-    const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
+    const std::uint32_t items = group_items(s, item0);
     constexpr std::uint32_t z = sizeof(T);
     if (s.a_row_pad == 0) {
       copy_range(buf, s.p.a.base + item0 * s.ea, items * s.ea * z, s.granule);
@@ -274,8 +306,7 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
   constexpr int TM = TL::tm, TN = TL::tn;
   const Args<T>& p = s.p;
   const std::int64_t item0 = g * s.items;
-  const std::int64_t left = p.batch - item0;
-  const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
+  const std::uint32_t items = group_items(s, item0);
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   T* const cg = p.c.base + item0 * s.ec;
   for (std::uint32_t tile = lane.tile0; tile < s.per_item.d; tile += kThreads) {
@@ -489,8 +520,7 @@ __device__ __forceinline__ void compute_group_mma(const StreamArgs<T>& s, std::i
   constexpr int kParts = Ops<T>::complex ? 2 : 1;  // real, imaginary
   const Args<T>& p = s.p;
   const std::int64_t item0 = g * s.items;
-  const std::int64_t left = p.batch - item0;
-  const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
+  const std::uint32_t items = group_items(s, item0);
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   const int lane = static_cast<int>(threadIdx.x % 32), lr = lane / 4, lc = lane % 4;
   T* const cg = p.c.base + item0 * s.ec;
@@ -570,35 +600,6 @@ __device__ __forceinline__ void compute_group_mma(const StreamArgs<T>& s, std::i
   }
 }
 
-// Copies `bytes` (a multiple of 4) of shared memory at src to global memory at dst, both aligned
-// to `granule`, BYTES at a time: consecutive threads store consecutive granules.
-template <int BYTES>
-__device__ __forceinline__ void store_units(unsigned char* dst, const unsigned char* src,
-                                            std::uint32_t units) {
-  struct alignas(BYTES) Granule {
-    std::uint32_t w[BYTES / 4];
-  };
-  for (std::uint32_t u = threadIdx.x; u < units; u += kThreads) {
-    *reinterpret_cast<Granule*>(dst + u * BYTES) =
-        *reinterpret_cast<const Granule*>(src + u * BYTES);
-  }
-}
-
-__device__ __forceinline__ void store_range(void* dst_v, const void* src_v, std::uint32_t bytes,
-                                            std::uint32_t granule) {
-  auto* dst = static_cast<unsigned char*>(dst_v);
-  const auto* src = static_cast<const unsigned char*>(src_v);
-  const std::uint32_t body = bytes / granule * granule;
-  if (granule == 16) {
-    store_units<16>(dst, src, body / 16);
-  } else if (granule == 8) {
-    store_units<8>(dst, src, body / 8);
-  } else {
-    store_units<4>(dst, src, body / 4);
-  }
-  store_units<4>(dst + body, src + body, (bytes - body) / 4);
-}
-
 // The item tiles (`i=N`, m and n at most N): thread t computes item t of the group (and t + 256,
 // ...) whole, so a k step is N loads of op(A)'s column, N of op(B)'s row and N^2 multiply-adds,
 // each instruction of a warp serving 32 items, where the t= tiles spend a tile's loads, index
@@ -622,8 +623,7 @@ __device__ __forceinline__ void compute_group_items(const StreamArgs<T>& s, std:
   constexpr int N = TL::tm, J = TL::tn;
   const Args<T>& p = s.p;
   const std::int64_t item0 = g * s.items;
-  const std::int64_t left = p.batch - item0;
-  const auto items = static_cast<std::uint32_t>(left < s.items ? left : s.items);
+  const std::uint32_t items = group_items(s, item0);
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   std::uint32_t ra[N];
 #pragma unroll
