@@ -77,25 +77,25 @@ template <class T>
 struct StreamArgs {
   Args<T> p;
   std::int64_t groups;
-  std::uint32_t items;                  // per group (the last one may have fewer)
-  std::uint32_t side_i, side_j;         // threads per item along i and j: ceil(m / T), ceil(n / T)
-  Divisor per_item, by_side_i;          // side_i * side_j, side_i
-  std::uint32_t ea, eb, ec;             // elements per item: m k, k n, m n
-  std::uint32_t ea_s;                   // A's elements per staged item (staged_a below)
-  Divisor a_row_units;                  // a transposed A with padded rows: granules between
-  std::uint32_t a_row_pad;              // pads (of this many bytes) in its staged copy
-  std::uint32_t off_b, off_c, buffer;   // in elements: B's and C's place in a buffer, its size
-  Strides sa, sb;                       // op(A)(i, q), op(B)(q, j)
-  std::uint32_t granule;                // bytes per asynchronous copy: 16, 8 or 4
-  std::uint32_t granule_c;              // item tiles: bytes per store of the group's C range
+  std::uint32_t items;                 // per group (the last one may have fewer)
+  std::uint32_t side_i, side_j;        // threads per item along i and j: ceil(m / T), ceil(n / T)
+  Divisor per_item, by_side_i;         // side_i * side_j, side_i
+  std::uint32_t ea, eb, ec;            // elements per item: m k, k n, m n
+  std::uint32_t ea_s;                  // A's elements per staged item (staged_a below)
+  Divisor a_row_units;                 // a transposed A with padded rows: granules between
+  std::uint32_t a_row_pad;             // pads (of this many bytes) in its staged copy
+  std::uint32_t off_b, off_c, buffer;  // in elements: B's and C's place in a buffer, its size
+  Strides sa, sb;                      // op(A)(i, q), op(B)(q, j)
+  std::uint32_t granule;               // bytes per asynchronous copy: 16, 8 or 4
+  std::uint32_t granule_c;             // item tiles: bytes per store of the group's C range
   bool conj_a, conj_b;
-  bool read_c;                          // beta != 0
-  bool vec_a, vec_c;                    // row tiles: A and C columns read as 16-byte vectors
-  bool vec_b;                           // and B's columns along k (op(B) = B, k whole rows)
-  bool runs_k;                          // op(A)'s rows (A transposed) and op(B)'s columns (B as
-                                        // stored) read as runs along k
-  bool runs_j;                          // row tiles: op(B)'s rows (B transposed) read as runs
-                                        // along j, the tile's columns consecutive
+  bool read_c;        // beta != 0
+  bool vec_a, vec_c;  // row tiles: A and C columns read as 16-byte vectors
+  bool vec_b;         // and B's columns along k (op(B) = B, k whole rows)
+  bool runs_k;        // op(A)'s rows (A transposed) and op(B)'s columns (B as stored) read as
+                      // runs along k
+  bool runs_j;        // row tiles: op(B)'s rows (B transposed) read as runs along j, the tile's
+                      // columns consecutive
 };
 
 // How move_range moves a range: asynchronous copies into shared memory (the staging), or plain
@@ -193,8 +193,8 @@ __device__ __forceinline__ void issue_group(const StreamArgs<T>& s, std::int64_t
     if (s.a_row_pad == 0) {
       copy_range(buf, s.p.a.base + item0 * s.ea, items * s.ea * z, s.granule);
     } else {
-      copy_padded_rows(buf, s.p.a.base + item0 * s.ea, items * s.ea * z, s.granule,
-                       s.a_row_units, s.a_row_pad);
+      copy_padded_rows(buf, s.p.a.base + item0 * s.ea, items * s.ea * z, s.granule, s.a_row_units,
+                       s.a_row_pad);
     }
     copy_range(buf + s.off_b, s.p.b.base + item0 * s.eb, items * s.eb * z, s.granule);
     if (s.read_c) copy_range(buf + s.off_c, s.p.c.base + item0 * s.ec, items * s.ec * z, s.granule);
@@ -378,13 +378,11 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
 #pragma unroll
           for (int w = 0; w < R; ++w) {
             if constexpr (kOneRun) {
-              const Run<T, TM> x =
-                  *reinterpret_cast<const Run<T, TM>*>(a + ra[0] + (q + w) * m);
+              const Run<T, TM> x = *reinterpret_cast<const Run<T, TM>*>(a + ra[0] + (q + w) * m);
 #pragma unroll
               for (int u = 0; u < TM; ++u)
 #pragma unroll
-                for (int v = 0; v < TN; ++v)
-                  acc[u][v] = Ops<T>::fma(x.v[u], yb[v].v[w], acc[u][v]);
+                for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x.v[u], yb[v].v[w], acc[u][v]);
             } else {
               T x[TM];
               load_runs<T, TM>(a + ra[0] + (q + w) * m, x);
@@ -424,29 +422,29 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
         }
       } else {
 #pragma unroll 4
-      for (int q = 0; q < k; ++q) {
-        T x[TM], y[TN];
-        if (TL::rows && s.vec_a) {  // op(A) = A, m a multiple of TM: ra[0] is 16-byte aligned
-          if constexpr (kOneRun) {
-            const Run<T, TM> r = *reinterpret_cast<const Run<T, TM>*>(a + ra[0]);
+        for (int q = 0; q < k; ++q) {
+          T x[TM], y[TN];
+          if (TL::rows && s.vec_a) {  // op(A) = A, m a multiple of TM: ra[0] is 16-byte aligned
+            if constexpr (kOneRun) {
+              const Run<T, TM> r = *reinterpret_cast<const Run<T, TM>*>(a + ra[0]);
 #pragma unroll
-            for (int u = 0; u < TM; ++u) x[u] = r.v[u];
+              for (int u = 0; u < TM; ++u) x[u] = r.v[u];
+            } else {
+              load_runs<T, TM>(a + ra[0], x);
+            }
           } else {
-            load_runs<T, TM>(a + ra[0], x);
+#pragma unroll
+            for (int u = 0; u < TM; ++u) x[u] = maybe_conj(a[ra[u]], s.conj_a);
           }
-        } else {
 #pragma unroll
-          for (int u = 0; u < TM; ++u) x[u] = maybe_conj(a[ra[u]], s.conj_a);
+          for (int v = 0; v < TN; ++v) y[v] = maybe_conj(b[cb[v]], s.conj_b);
+          a += s.sa.sc;
+          b += s.sb.sr;
+#pragma unroll
+          for (int u = 0; u < TM; ++u)
+#pragma unroll
+            for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
         }
-#pragma unroll
-        for (int v = 0; v < TN; ++v) y[v] = maybe_conj(b[cb[v]], s.conj_b);
-        a += s.sa.sc;
-        b += s.sb.sr;
-#pragma unroll
-        for (int u = 0; u < TM; ++u)
-#pragma unroll
-          for (int v = 0; v < TN; ++v) acc[u][v] = Ops<T>::fma(x[u], y[v], acc[u][v]);
-      }
       }
       T* const c = cg + slot * s.ec;
       const T* const c0 = buf + s.off_c + slot * s.ec;
@@ -686,18 +684,22 @@ __device__ __forceinline__ void compute_group_items(const StreamArgs<T>& s, std:
 // registers, i=8 109 (f32), 189 (f64) and 254 (c32), none spilled; i=8:cols=2 (f64, c32) up to
 // 128 at two blocks (the rule below: two where J x N sums are 256 bytes or less, else one).
 template <class T, class TL>
-constexpr int kItemMinBlocks = TL::tn < TL::tm ? (TL::tm * TL::tn * sizeof(T) > 256 ? 1 : 2)
-                               : TL::tm == 4   ? (sizeof(T) == 4 ? 4 : sizeof(T) == 8 ? 3 : 2)
+constexpr int kItemMinBlocks = TL::tn < TL::tm ? (TL::tm* TL::tn * sizeof(T) > 256 ? 1 : 2)
+                               : TL::tm == 4   ? (sizeof(T) == 4   ? 4
+                                                  : sizeof(T) == 8 ? 3
+                                                                   : 2)
                                                : (sizeof(T) == 4 ? 2 : 1);
 template <class T, class TL>
-constexpr int kMinBlocks = TL::item ? kItemMinBlocks<T, TL>
-                           : TL::mma                                               ? 3
-                           : TL::rows && TL::tm * sizeof(T) > 16                  ? 2
+constexpr int kMinBlocks = TL::item                                   ? kItemMinBlocks<T, TL>
+                           : TL::mma                                  ? 3
+                           : TL::rows&& TL::tm * sizeof(T) > 16       ? 2
                            : TL::rows && sizeof(T) == 8 && TL::tn > 1 ? (TL::tn == 2 ? 4 : 3)
-                           : TL::tm * TL::tn == 1  ? (sizeof(T) == 4 ? 8 : sizeof(T) == 8 ? 7 : 6)
-                           : TL::tm * TL::tn <= 4 ? (sizeof(T) == 16 ? 4 : 5)
-                           : TL::tm * TL::tn <= 8 ? (sizeof(T) == 16 ? 2 : 4)
-                                                  : (sizeof(T) == 16 ? 1 : 2);
+                           : TL::tm* TL::tn == 1                      ? (sizeof(T) == 4   ? 8
+                                                                         : sizeof(T) == 8 ? 7
+                                                                                          : 6)
+                           : TL::tm* TL::tn <= 4                      ? (sizeof(T) == 16 ? 4 : 5)
+                           : TL::tm* TL::tn <= 8                      ? (sizeof(T) == 16 ? 2 : 4)
+                                                                      : (sizeof(T) == 16 ? 1 : 2);
 
 // Kernels of one buffer exist for the row and tensor-core tiles of 8- and 16-byte scalars, the
 // tiles that run the items too large for two (16 kernels). Stream::can_run asks it at run time.
@@ -793,16 +795,14 @@ StagedA staged_a(const Problem& p, int tm, int tn, int lanes, bool row_tile, boo
 // tm x tn: a thread's tile, or (lanes 32) a warp's; `item`: the item tiles, which stage C
 // whatever beta (compute_group_items).
 template <class T>
-Plan plan(const Problem& p, int tm, int tn, int lanes, bool row_tile, bool may_single,
-          bool item) {
+Plan plan(const Problem& p, int tm, int tn, int lanes, bool row_tile, bool may_single, bool item) {
   if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) return {1, 0, false};  // nothing staged
   const StagedA sa = staged_a<T>(p, tm, tn, lanes, row_tile, item);
   const std::int64_t a_elems = p.m * p.k + p.m / sa.rows * sa.pad;
   const bool staged_c = item || p.beta != 0.0;
   const std::size_t per_item =
       static_cast<std::size_t>(a_elems + p.k * p.n + (staged_c ? p.m * p.n : 0)) * sizeof(T);
-  const std::size_t tiles =
-      static_cast<std::size_t>(((p.m + tm - 1) / tm) * ((p.n + tn - 1) / tn));
+  const std::size_t tiles = static_cast<std::size_t>(((p.m + tm - 1) / tm) * ((p.n + tn - 1) / tn));
   std::size_t items = kGroupBytes / per_item;
   const std::size_t workers = kThreads / static_cast<std::size_t>(lanes);
   const std::size_t fill = (workers + tiles - 1) / tiles;  // items that give each a tile
@@ -883,11 +883,10 @@ Setup<T> setup(const Problem& p) {
   s.runs_j = reads_runs_along_j(TL::rows, TL::tn, static_cast<int>(sizeof(T))) && s.vec_a &&
              p.tb != Op::N && p.n % TL::tn == 0;
   const std::uintptr_t z = sizeof(T);
-  s.granule = granule_of({reinterpret_cast<std::uintptr_t>(p.a.base),
-                          reinterpret_cast<std::uintptr_t>(p.b.base),
-                          s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0,
-                          pl.items * s.ea * z, pl.items * s.eb * z,
-                          s.read_c ? pl.items * s.ec * z : 0});
+  s.granule = granule_of(
+      {reinterpret_cast<std::uintptr_t>(p.a.base), reinterpret_cast<std::uintptr_t>(p.b.base),
+       s.read_c ? reinterpret_cast<std::uintptr_t>(p.c.base) : 0, pl.items * s.ea * z,
+       pl.items * s.eb * z, s.read_c ? pl.items * s.ec * z : 0});
   // The item tiles store the group's C range from the staged copy.
   s.granule_c = granule_of({reinterpret_cast<std::uintptr_t>(p.c.base), pl.items * s.ec * z});
   if (s.ea_s != s.ea) {  // padded: a stored column of A is k * sizeof(T) bytes
@@ -989,9 +988,8 @@ class Stream final : public Candidate {
         !packed(p.b, p.rows_b(), p.cols_b(), p.batch) || !packed(p.c, p.m, p.n, p.batch)) {
       return Verdict::no("A, B and C must each be packed (items back to back, ld == rows)");
     }
-    const int tm = dispatch(p.dtype, [&]<class H>() {
-      return runs_ > 0 ? runs_ * kRunLength<device_t<H>> : tile_;
-    });
+    const int tm = dispatch(
+        p.dtype, [&]<class H>() { return runs_ > 0 ? runs_ * kRunLength<device_t<H>> : tile_; });
     const int lanes = runs_ == kMma ? 32 : 1;
     // Where m is not a multiple of a row tile's rows, a column of op(A) and C is not one vector
     // and the tile is a slower t= tile (measured on the H200: 0.8x to 1.0x of the best t=), so
@@ -1027,16 +1025,28 @@ class Stream final : public Candidate {
   }
   // Why a row tile of that many rows is not offered (a c64 run is one row: always whole).
   static constexpr const char* kNotWhole[9] = {
-      nullptr, nullptr,
-      "m is not a multiple of 2 (16-byte row tiles of f64 and c32, 32-byte ones of c64)", nullptr,
+      nullptr,
+      nullptr,
+      "m is not a multiple of 2 (16-byte row tiles of f64 and c32, 32-byte ones of c64)",
+      nullptr,
       "m is not a multiple of 4 (16-byte row tiles of f32, 32-byte ones of f64 and c32)",
-      nullptr, nullptr, nullptr, "m is not a multiple of 8 (32-byte row tiles of f32)"};
+      nullptr,
+      nullptr,
+      nullptr,
+      "m is not a multiple of 8 (32-byte row tiles of f32)"};
   // Why an item tile refuses m or n over its side.
   static constexpr const char* kItemTooLarge[9] = {
-      nullptr, nullptr, nullptr, nullptr, "m or n is over 4 (one item of at most 4 x 4 a thread)",
-      nullptr, nullptr, nullptr, "m or n is over 8 (one item of at most 8 x 8 a thread)"};
+      nullptr,
+      nullptr,
+      nullptr,
+      nullptr,
+      "m or n is over 4 (one item of at most 4 x 4 a thread)",
+      nullptr,
+      nullptr,
+      nullptr,
+      "m or n is over 8 (one item of at most 8 x 8 a thread)"};
   static constexpr std::size_t kMaxShared = 227 * 1024;  // Hopper's opt-in limit per block
-  int tile_;  // t=: T x T; v=: the columns TN
+  int tile_;                                             // t=: T x T; v=: the columns TN
   int runs_;  // v=: 16-byte runs of rows (1 or 2); 0 for t=, kMma, kItem
   int cols_;  // i=: the columns a thread takes, 0 for all of them
   void (*launch_)(const Problem&, const CudaExec&);
@@ -1052,7 +1062,7 @@ std::span<const Candidate* const> GEMMROUTE_AB_EXPORT(stream_candidates)() {
       v4(4, 1, &launch_rows<4, 1>), v4r2(4, 2, &launch_rows<4, 2>), mma8(8, -1, &launch_mma<1>),
       mma16(16, -1, &launch_mma<2>), i4(4, -2, &launch_items<4>), i8(8, -2, &launch_items<8>),
       i8c2(8, -2, &launch_items<8, 2>, 2);
-  static const std::array<const Candidate*, 12> all = {&t1, &t2,    &t4,    &v1, &v2, &v4,
+  static const std::array<const Candidate*, 12> all = {&t1,   &t2,   &t4,    &v1, &v2, &v4,
                                                        &v4r2, &mma8, &mma16, &i4, &i8, &i8c2};
   return all;
 }
