@@ -786,8 +786,8 @@ const Candidate& GEMMROUTE_AB_EXPORT(reg_candidate)() {
 
 const Candidate& GEMMROUTE_AB_EXPORT(wide_candidate)() {
   static const Reg instance("cuda.wide:m=64:n=64:k=8:t=4" GEMMROUTE_AB_SPELLING, Scalar::f64,
-                            Scalar::c32, Scalar::c64,
-                            &launch_reg<double, 64, 64, 8, 4>, &launch_reg<Cx<float>, 64, 64, 8, 4>,
+                            Scalar::c32, Scalar::c64, &launch_reg<double, 64, 64, 8, 4>,
+                            &launch_reg<Cx<float>, 64, 64, 8, 4>,
                             &launch_reg<Cx<double>, 64, 64, 8, 4>);
   return instance;
 }

@@ -351,10 +351,10 @@ struct SmallArgs {
 // up to 2 x 2 tiles, four for f32 (64 registers) and three for c32 (85), the occupancy these
 // kernels had before pointer arrays got their own staging paths (none spills).
 template <class T, int TILE>
-constexpr int kMinBlocks = TILE <= 2 && std::is_same_v<T, float>                ? 4
-                           : TILE <= 2 && std::is_same_v<T, Cx<float>>          ? 3
-                           : TILE <= 4 && sizeof(T) <= 8                        ? 2
-                                                                                : 1;
+constexpr int kMinBlocks = TILE <= 2 && std::is_same_v<T, float>       ? 4
+                           : TILE <= 2 && std::is_same_v<T, Cx<float>> ? 3
+                           : TILE <= 4 && sizeof(T) <= 8               ? 2
+                                                                       : 1;
 
 // How the staged operands are laid out (products()): by rows of op(A) and columns of op(B)
 // (kByRows, the batch kernel), or along k (kAlongK, the grouped launch).
@@ -917,8 +917,7 @@ class Small final : public Candidate {
       : config_(kConfigs[index]),
         launch_(kLaunchers[index]),
         spelling_("cuda.small:s=" + std::to_string(config_.s) + ":t=" + std::to_string(config_.t) +
-                  GEMMROUTE_AB_SPELLING) {
-  }
+                  GEMMROUTE_AB_SPELLING) {}
   std::string_view spelling() const override { return spelling_; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
@@ -981,7 +980,7 @@ bool GEMMROUTE_AB_EXPORT(fusable)(const GroupLaunch& g) {
 }
 
 void GEMMROUTE_AB_EXPORT(launch_fused_groups)(std::span<const GroupLaunch* const> groups,
-                                                  const CudaExec& exec) {
+                                              const CudaExec& exec) {
   bool chained = false;  // the call's first launch waits for the stream as any launch does
   for (const Scalar s : {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64}) {
     std::vector<const Problem*> mine;
