@@ -112,6 +112,17 @@ Problem packed_nn(Scalar s, std::int64_t m, std::int64_t n = 8, std::int64_t k =
   return p;
 }
 
+// `c` refuses `p`, and its reason says `why`.
+testing::AssertionResult refuses(const Candidate& c, const Problem& p, const std::string& why) {
+  const Verdict v = c.can_run(p);
+  if (v.ok) return testing::AssertionFailure() << "it runs";
+  if (std::string(v.reason).find(why) == std::string::npos) {
+    return testing::AssertionFailure()
+           << "its reason \"" << v.reason << "\" does not say \"" << why << '"';
+  }
+  return testing::AssertionSuccess();
+}
+
 // cuda.stream:v= is offered only where m is a whole number of its 16-byte row tiles (4 rows of
 // f32, 2 of f64 and c32, 1 of c64); elsewhere the t= tiles are faster (stream.cu).
 TEST(CudaWithoutGpu, RowTilesNeedMToBeAWholeNumberOfThem) {
@@ -123,9 +134,7 @@ TEST(CudaWithoutGpu, RowTilesNeedMToBeAWholeNumberOfThem) {
   ASSERT_NE(t2, nullptr);
   EXPECT_TRUE(v2->can_run(packed_nn(Scalar::f32, 8)).ok);
   EXPECT_TRUE(v2->can_run(packed_nn(Scalar::f32, 12)).ok);
-  const Verdict f32_odd = v2->can_run(packed_nn(Scalar::f32, 6));
-  EXPECT_FALSE(f32_odd.ok);
-  EXPECT_NE(std::string(f32_odd.reason).find("multiple of 4"), std::string::npos) << f32_odd.reason;
+  EXPECT_TRUE(refuses(*v2, packed_nn(Scalar::f32, 6), "multiple of 4"));
   EXPECT_TRUE(v2->can_run(packed_nn(Scalar::f64, 6)).ok);
   EXPECT_FALSE(v2->can_run(packed_nn(Scalar::f64, 7)).ok);
   EXPECT_FALSE(v2->can_run(packed_nn(Scalar::c32, 5)).ok);
@@ -145,9 +154,7 @@ TEST(CudaWithoutGpu, TensorCoreTilesTakeF64AndC64Only) {
     EXPECT_TRUE(mma->can_run(packed_nn(Scalar::f64, 7)).ok);
     EXPECT_TRUE(mma->can_run(packed_nn(Scalar::c64, 5)).ok);
     for (Scalar s : {Scalar::f32, Scalar::c32}) {
-      const Verdict no = mma->can_run(packed_nn(s, 8));
-      EXPECT_FALSE(no.ok);
-      EXPECT_NE(std::string(no.reason).find("f64 and c64 only"), std::string::npos) << no.reason;
+      EXPECT_TRUE(refuses(*mma, packed_nn(s, 8), "f64 and c64 only"));
     }
   }
 }
@@ -164,17 +171,13 @@ TEST(CudaWithoutGpu, ItemTilesTakeItemsUpToTheirSide) {
   for (Scalar s : {Scalar::f32, Scalar::f64, Scalar::c32, Scalar::c64}) {
     EXPECT_TRUE(i4->can_run(packed_nn(s, 3, 4, 64)).ok);
     EXPECT_TRUE(i4->can_run(packed_nn(s, 4, 1, 2)).ok);
-    const Verdict over = i4->can_run(packed_nn(s, 4, 5, 4));
-    EXPECT_FALSE(over.ok);
-    EXPECT_NE(std::string(over.reason).find("over 4"), std::string::npos) << over.reason;
+    EXPECT_TRUE(refuses(*i4, packed_nn(s, 4, 5, 4), "over 4"));
     EXPECT_FALSE(i4->can_run(packed_nn(s, 2, 2, 65)).ok);
   }
   EXPECT_TRUE(i8->can_run(packed_nn(Scalar::f32, 7, 5, 3)).ok);
   EXPECT_TRUE(i8->can_run(packed_nn(Scalar::c32, 8, 8, 8)).ok);
   EXPECT_FALSE(i8->can_run(packed_nn(Scalar::f64, 9, 2, 2)).ok);
-  const Verdict c64 = i8->can_run(packed_nn(Scalar::c64, 6, 6, 6));
-  EXPECT_FALSE(c64.ok);
-  EXPECT_NE(std::string(c64.reason).find("registers"), std::string::npos) << c64.reason;
+  EXPECT_TRUE(refuses(*i8, packed_nn(Scalar::c64, 6, 6, 6), "registers"));
 }
 
 // The item tile by columns (`i=8:cols=2`: all rows of two of an item's columns a thread) runs
@@ -190,12 +193,8 @@ TEST(CudaWithoutGpu, ItemColumnTileTakesF64AndC32Only) {
     EXPECT_TRUE(cols->can_run(packed_nn(s, 5, 3, 64)).ok);
     EXPECT_FALSE(cols->can_run(packed_nn(s, 9, 9, 8)).ok);
   }
-  const Verdict f32 = cols->can_run(packed_nn(Scalar::f32, 6, 6, 6));
-  EXPECT_FALSE(f32.ok);
-  EXPECT_NE(std::string(f32.reason).find("whole"), std::string::npos) << f32.reason;
-  const Verdict c64 = cols->can_run(packed_nn(Scalar::c64, 6, 6, 6));
-  EXPECT_FALSE(c64.ok);
-  EXPECT_NE(std::string(c64.reason).find("not faster"), std::string::npos) << c64.reason;
+  EXPECT_TRUE(refuses(*cols, packed_nn(Scalar::f32, 6, 6, 6), "whole"));
+  EXPECT_TRUE(refuses(*cols, packed_nn(Scalar::c64, 6, 6, 6), "not faster"));
 }
 
 // cuda.reg's split k keeps its chunks' sums in the candidates' workspace: what it declares
@@ -218,7 +217,7 @@ TEST(CudaWithoutGpu, RegDeclaresTheWorkspaceItsSplitKAsks) {
   constexpr std::size_t kMiB = std::size_t{1} << 20;
   EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 512, 512, 1)), 8 * kMiB);  // 8 chunks of 64
   EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 2048, 2048, 1)), 2 * 16 * kMiB);
-  EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 512, 100, 1)), 0u);     // k under 2 x 64
+  EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 512, 100, 1)), 0u);    // k under 2 x 64
   EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 4096, 4096, 1)), 0u);  // 64 MiB a chunk
   for (std::int64_t n : {1, 100, 129, 1000, 3000}) {
     for (std::int64_t k : {1, 127, 128, 1031, 100000}) {
