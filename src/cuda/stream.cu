@@ -684,7 +684,7 @@ __device__ __forceinline__ void compute_group_items(const StreamArgs<T>& s, std:
 // registers, i=8 109 (f32), 189 (f64) and 254 (c32), none spilled; i=8:cols=2 (f64, c32) up to
 // 128 at two blocks (the rule below: two where J x N sums are 256 bytes or less, else one).
 template <class T, class TL>
-constexpr int kItemMinBlocks = TL::tn < TL::tm ? (TL::tm* TL::tn * sizeof(T) > 256 ? 1 : 2)
+constexpr int kItemMinBlocks = TL::tn < TL::tm ? (sizeof(T) * TL::tm * TL::tn > 256 ? 1 : 2)
                                : TL::tm == 4   ? (sizeof(T) == 4   ? 4
                                                   : sizeof(T) == 8 ? 3
                                                                    : 2)
