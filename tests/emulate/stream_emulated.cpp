@@ -69,7 +69,7 @@ struct Tiles {
   using Item8Cols2 = gemmroute::cuda::ItemTile<8, 2>;
 };
 
-constexpr const char* kSpellings[] = {"t=1", "t=2",   "t=4",    "v=1", "v=2", "v=4",
+constexpr const char* kSpellings[] = {"t=1",        "t=2",   "t=4",    "v=1", "v=2", "v=4",
                                       "v=4:runs=2", "mma=8", "mma=16", "i=4", "i=8", "i=8:cols=2"};
 constexpr int kTiles = 12;
 // The item tiles' side (m and n at most that), 0 for the others.
@@ -82,6 +82,8 @@ bool run_tile(const Problem& p, int tile) {
   constexpr bool kF64 = std::is_same_v<T, double> || std::is_same_v<T, Cx<double>>;
   const int rows = tile == 6 ? 2 * X::R : X::R;
   if (tile >= 3 && tile <= 6 && p.m % rows != 0) return false;
+  const int side = kItemSide[tile];
+  if (side != 0 && (p.m > side || p.n > side)) return false;
   switch (tile) {
     case 0:
       return run_stream<T, typename X::Square1>(p);
@@ -104,14 +106,11 @@ bool run_tile(const Problem& p, int tile) {
       if constexpr (kF64) return run_stream<T, typename X::Mma16>(p);
       return false;
     case 9:
-      if (p.m > 4 || p.n > 4) return false;
       return run_stream<T, typename X::Item4>(p);
     case 10:
-      if (p.m > 8 || p.n > 8) return false;
       if constexpr (sizeof(T) < 16) return run_stream<T, typename X::Item8>(p);
       return false;
     case 11:
-      if (p.m > 8 || p.n > 8) return false;
       if constexpr (sizeof(T) == 8) return run_stream<T, typename X::Item8Cols2>(p);
       return false;
   }
