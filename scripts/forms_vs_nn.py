@@ -11,7 +11,7 @@ is not 0). Per scalar and form: the geomean of that ratio, its least value and w
 many points read under 0.9.
 
   scripts/forms_vs_nn.py [TABLE] [--points]     (default: tables/cuda/nvidia-h200-132sm.table)
-  scripts/forms_vs_nn.py [TABLE] --rect RESULTS.csv
+  scripts/forms_vs_nn.py [TABLE] --rect RESULTS.csv [--same-card]
   scripts/forms_vs_nn.py [TABLE] --overlay RESULTS.csv [--overlay ...] [--ab]
 
 --overlay: the candidates a tuner results CSV measured replace their times in the table's rows
@@ -21,7 +21,8 @@ for its shipped twin's, as if the patch had landed.
 
 --rect: the same for the rectangles of a tuner results CSV (tune --shapes
 tuning/cuda-small-rect.txt), each against the table's square N N row of side max(m, n, k), same
-scalar, layout and batch.
+scalar, layout and batch. With --same-card, the squares are taken from RESULTS.csv itself (the
+twins measured in the same run, on a card the table was not measured on).
 """
 import argparse
 import math
@@ -39,8 +40,9 @@ def roofline_us(key):
     return max(moved / (COPY_GBS * 1e3), flops / (RATE_TFLOPS[dt] * 1e6))
 
 
-def rectangles(table, path):
-    squares = {key: times for key, times in load_table(table) if key[4] == key[5] == key[6]}
+def rectangles(table, path, same_card=False):
+    rows = measured(path) if same_card else load_table(table)
+    squares = {key: times for key, times in rows if key[4] == key[5] == key[6]}
     ratios = []
     for key, times in measured(path):
         dt, ta, tb, layout, m, n, k, b = key
@@ -68,13 +70,15 @@ def main():
     ap.add_argument("--points", action="store_true", help="every point under 0.9, with the "
                     "fastest native candidate of each")
     ap.add_argument("--rect", metavar="RESULTS.csv", help="rectangles of a tuner results CSV")
+    ap.add_argument("--same-card", action="store_true", help="with --rect: the square twins "
+                    "from RESULTS.csv itself, not from TABLE")
     ap.add_argument("--overlay", metavar="RESULTS.csv", action="append", default=[],
                     help="a tuner results CSV whose keys replace the table's rows")
     ap.add_argument("--ab", action="store_true", help="the overlays are A/B runs: a candidate's "
                     "`:ab=1` twin (the patched build) stands in for it, as if the patch landed")
     a = ap.parse_args()
     if a.rect:
-        rectangles(a.table, a.rect)
+        rectangles(a.table, a.rect, a.same_card)
         return
     rows = dict(load_table(a.table))
     for path in a.overlay:  # the CSV's candidates replace the row's; the row's others stay

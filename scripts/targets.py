@@ -259,6 +259,12 @@ def forms(results, table, overlays, root):
     else:
         print("rectangles: not measured (tuning/cuda-small-rect.txt: tune --shapes, then "
               "forms_vs_nn.py --rect)")
+        proxy = os.path.join(root, "bench/results/h100-rect-2026-12-05/rect-proxy-results.csv")
+        if os.path.exists(proxy):  # the same rectangles and their squares, another card
+            out = subprocess.run(args + ["--rect", proxy, "--same-card"], capture_output=True,
+                                 text=True, check=True).stdout
+            print("  on an H100, squares measured beside them (not the target's figure): " +
+                  out.splitlines()[-1])
     print()
 
 
