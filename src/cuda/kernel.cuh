@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 #include "core/problem.hpp"
@@ -74,9 +75,11 @@ struct Divisor {
 };
 
 // N consecutive elements as one aligned vector of up to 16 bytes (one load or store), and how
-// many elements of T make 16 bytes.
+// many elements of T make 16 bytes. A run of fewer than 16 bytes (two f32) is aligned to its own
+// size, so it is loaded and stored as exactly that many bytes.
+constexpr std::size_t run_alignment(std::size_t bytes) { return bytes < 16 ? bytes : 16; }
 template <class T, int N>
-struct alignas(16) Run {
+struct alignas(run_alignment(sizeof(T) * N)) Run {
   T v[N];
 };
 template <class T>

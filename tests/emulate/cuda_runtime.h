@@ -36,17 +36,19 @@ void __syncthreads();
 double __shfl_sync(unsigned mask, double v, int source);
 
 // The extracted kernel code's reinterpret_casts become checked_cast (extract_kernels.py): a cast
-// to a pointer of 16-byte alignment at an address that is not counts as a misaligned access (the
-// GPU would fault on it) where `used`: the pointer is dereferenced (always, but for the casts of
-// extract_kernels.py's WHEN).
+// to a pointer of 8- or 16-byte alignment at an address that is not so aligned counts as a
+// misaligned access (the GPU would fault on it) where `used`: the pointer is dereferenced (always,
+// but for the casts of extract_kernels.py's WHEN).
 void report_misaligned(const void* at, int line);
 template <class P, class X>
 inline P checked_cast(int line, bool used, X x) {
   if constexpr (std::is_pointer_v<P> && std::is_pointer_v<X>) {
     using E = std::remove_cv_t<std::remove_pointer_t<P>>;
     if constexpr (!std::is_void_v<E>) {
-      if constexpr (alignof(E) >= 16) {
-        if (used && reinterpret_cast<std::uintptr_t>(x) % 16 != 0) report_misaligned(x, line);
+      if constexpr (alignof(E) >= 8) {
+        if (used && reinterpret_cast<std::uintptr_t>(x) % alignof(E) != 0) {
+          report_misaligned(x, line);
+        }
       }
     }
   }

@@ -148,7 +148,7 @@ inline std::array<unsigned char, 16> lanes[kMax];
 
 inline void report_misaligned(const void* at, int line) {
   if (misaligned++ < 5)
-    std::fprintf(stderr, "misaligned 16-byte access at line %d, %p\n", line, at);
+    std::fprintf(stderr, "misaligned vector access at line %d, %p\n", line, at);
 }
 
 }  // namespace emulate
