@@ -26,8 +26,10 @@
 //   and k is a multiple of the run's rows too, that many consecutive k of each tile column of
 //   B are one 16-byte load as well. `v=N:runs=2`: two such runs of rows (8 f32, 4 f64 or c32,
 //   2 c64), so each load of B feeds twice the multiply-adds (for the larger sizes, where the
-//   loads per multiply-add bound the 4-row tiles). C is read (beta != 0) from the staged copy
-//   and written straight from registers; beta == 0 never reads C.
+//   loads per multiply-add bound the 4-row tiles). `v=N:rows=2` (f32 only): 8 bytes of two
+//   rows by N columns, the same paths for m a multiple of 2 that v= takes for a multiple of 4
+//   (f32 m = 2, 6, 10, ... otherwise run on the t= tiles). C is read (beta != 0) from the
+//   staged copy and written straight from registers; beta == 0 never reads C.
 // - `mma=8`, `mma=16` (f64 and c64): each warp computes 8 x 8 or 16 x 16 of an item's C on the
 //   f64 tensor cores (mma.m8n8k4.f64, DMMA: twice the CUDA cores' f64 rate on sm_90, and one
 //   instruction for 256 multiply-adds), its fragments read from the staged copies; a c64 product
@@ -41,8 +43,8 @@
 // Anything that is not packed (padding, broadcast operands, pointer arrays) is left to
 // cuda.small. Instantiations: t = 1, 2, 4, v = 1, 2, 4 and v = 4:runs=2 for each of the four
 // scalars, mma = 8 and 16 for f64 and c64 (32 kernels), i = 4 for each scalar and i = 8 for f32,
-// f64 and c32, i = 8:cols=2 for f64 and c32 (9), and the single-buffer kernels of kHasSingle (16:
-// 57 in all).
+// f64 and c32, i = 8:cols=2 for f64 and c32 (9), v = 4:rows=2 and v = 8:rows=2 for f32 (2), and
+// the single-buffer kernels of kHasSingle (16: 59 in all).
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -222,8 +224,8 @@ __device__ __forceinline__ Lane lane_of(const StreamArgs<T>& s) {
 
 // A thread's tile: TM rows by TN columns of one item's C. Rows are `side_i` apart (consecutive
 // threads hold consecutive rows: each store instruction is coalesced) or, where ROWS, TM
-// consecutive rows of 16 bytes in all (consecutive threads hold consecutive 16-byte runs of a
-// column), so a column of op(A) and of C moves as one 16-byte vector where the layout allows
+// consecutive rows of 16 bytes in all, or 8 (two f32 rows: consecutive threads hold consecutive
+// runs of a column), so a column of op(A) and of C moves as one vector where the layout allows
 // (vec_a, vec_c). Columns are `side_j` apart either way.
 template <int TM, int TN, bool ROWS>
 struct Tile {
@@ -424,7 +426,7 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
 #pragma unroll 4
         for (int q = 0; q < k; ++q) {
           T x[TM], y[TN];
-          if (TL::rows && s.vec_a) {  // op(A) = A, m a multiple of TM: ra[0] is 16-byte aligned
+          if (TL::rows && s.vec_a) {  // op(A) = A, m a multiple of TM: ra[0] is a run's aligned
             if constexpr (kOneRun) {
               const Run<T, TM> r = *reinterpret_cast<const Run<T, TM>*>(a + ra[0]);
 #pragma unroll
@@ -452,7 +454,7 @@ __device__ __forceinline__ void compute_group(const StreamArgs<T>& s, const Lane
       for (int v = 0; v < TN; ++v) {
         const int j = col[v];
         if (j >= n) continue;
-        if (TL::rows && s.vec_c) {  // the TM rows are whole and 16-byte aligned in C and in c0
+        if (TL::rows && s.vec_c) {  // the TM rows are whole and aligned as a run in C and in c0
           const int at = row[0] + j * m;
           if constexpr (kOneRun) {
             Run<T, TM> out;
@@ -861,8 +863,9 @@ Setup<T> setup(const Problem& p) {
   s.conj_b = p.tb == Op::C;
   s.read_c = !s.p.beta_zero;
   // Row tiles read a column of A and of C as one vector when its TM rows are whole and every
-  // item starts 16 bytes apart (m a multiple of TM), C's base is aligned, and A is not
-  // transposed (conjugation only comes with a transpose).
+  // item starts a whole number of runs (16 bytes, or 8 for two f32 rows) apart (m a multiple
+  // of TM), C's base is aligned, and A is not transposed (conjugation only comes with a
+  // transpose).
   const bool whole = TL::rows && p.m % TL::tm == 0;
   s.vec_a = whole && p.ta == Op::N;
   s.vec_c = whole && reinterpret_cast<std::uintptr_t>(p.c.base) % 16 == 0;
@@ -927,6 +930,16 @@ void launch_rows(const Problem& p, const CudaExec& exec) {
   });
 }
 
+// Two f32 rows (8 bytes) by TN columns: the row tiles' paths where m is even but not a multiple
+// of 4 (f32 only: can_run).
+template <int TN>
+void launch_two_rows(const Problem& p, const CudaExec& exec) {
+  dispatch(p.dtype, [&]<class H>() {
+    using T = device_t<H>;
+    if constexpr (std::is_same_v<T, float>) launch_stream<T, Tile<2, TN, true>>(p, exec);
+  });
+}
+
 // One item a thread, m and n at most N (c64 at N = 4 only: can_run); with J < N, J columns of one
 // a thread (f64 and c32 only: can_run).
 template <int N, int J = N>
@@ -954,8 +967,8 @@ class Stream final : public Candidate {
  public:
   // t=T: T x T tiles (runs 0); v=TN: `runs` 16-byte runs of rows by TN columns; mma=T (runs
   // kMma): a warp's T x T on the f64 tensor cores; i=T (runs kItem): an item of at most T x T a
-  // thread, or with `cols` J of its columns.
-  static constexpr int kMma = -1, kItem = -2;
+  // thread, or with `cols` J of its columns; v=TN:rows=2 (runs kTwoRows): two f32 rows by TN.
+  static constexpr int kMma = -1, kItem = -2, kTwoRows = -3;
   Stream(int tile, int runs, void (*launch)(const Problem&, const CudaExec&), int cols = 0)
       : tile_(tile),
         runs_(runs),
@@ -968,6 +981,9 @@ class Stream final : public Candidate {
     if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
     if (runs_ == kMma && p.dtype != DType(Scalar::f64) && p.dtype != DType(Scalar::c64)) {
       return Verdict::no("the f64 tensor cores (mma.m8n8k4.f64) take f64 and c64 only");
+    }
+    if (runs_ == kTwoRows && p.dtype != DType(Scalar::f32)) {
+      return Verdict::no("two rows are 8 bytes of f32 only (f64's and c32's v= tiles take two)");
     }
     if (p.m > kBound || p.n > kBound || p.k > kBound) {
       return Verdict::no("max(m, n, k) is over 64");
@@ -988,17 +1004,20 @@ class Stream final : public Candidate {
         !packed(p.b, p.rows_b(), p.cols_b(), p.batch) || !packed(p.c, p.m, p.n, p.batch)) {
       return Verdict::no("A, B and C must each be packed (items back to back, ld == rows)");
     }
-    const int tm = dispatch(
-        p.dtype, [&]<class H>() { return runs_ > 0 ? runs_ * kRunLength<device_t<H>> : tile_; });
+    const bool rows = runs_ > 0 || runs_ == kTwoRows;
+    const int tm = runs_ == kTwoRows ? 2 : dispatch(p.dtype, [&]<class H>() {
+      return runs_ > 0 ? runs_ * kRunLength<device_t<H>> : tile_;
+    });
     const int lanes = runs_ == kMma ? 32 : 1;
     // Where m is not a multiple of a row tile's rows, a column of op(A) and C is not one vector
     // and the tile is a slower t= tile (measured on the H200: 0.8x to 1.0x of the best t=), so
     // it is not offered.
+    if (runs_ == kTwoRows && p.m % 2 != 0) return Verdict::no("m is odd (two f32 rows a run)");
     if (runs_ > 0 && p.m % tm != 0) return Verdict::no(kNotWhole[tm]);
     const std::size_t shared = dispatch(p.dtype, [&]<class H>() {
       using T = device_t<H>;
-      return plan<T>(p, tm, cols_ != 0 ? cols_ : tile_, lanes, runs_ > 0,
-                     has_single(sizeof(T), runs_ > 0 || runs_ == kMma), runs_ == kItem)
+      return plan<T>(p, tm, cols_ != 0 ? cols_ : tile_, lanes, rows,
+                     has_single(sizeof(T), rows || runs_ == kMma), runs_ == kItem)
           .shared;
     });
     if (shared > kMaxShared) return Verdict::no("the buffers of one item exceed shared memory");
@@ -1021,6 +1040,7 @@ class Stream final : public Candidate {
     if (runs == kItem) return "cuda.stream:i=" + std::to_string(tile);
     if (runs == 0) return "cuda.stream:t=" + std::to_string(tile);
     const std::string v = "cuda.stream:v=" + std::to_string(tile);
+    if (runs == kTwoRows) return v + ":rows=2";
     return runs == 1 ? v : v + ":runs=" + std::to_string(runs);
   }
   // Why a row tile of that many rows is not offered (a c64 run is one row: always whole).
@@ -1047,7 +1067,7 @@ class Stream final : public Candidate {
       "m or n is over 8 (one item of at most 8 x 8 a thread)"};
   static constexpr std::size_t kMaxShared = 227 * 1024;  // Hopper's opt-in limit per block
   int tile_;                                             // t=: T x T; v=: the columns TN
-  int runs_;  // v=: 16-byte runs of rows (1 or 2); 0 for t=, kMma, kItem
+  int runs_;  // v=: 16-byte runs of rows (1 or 2); 0 for t=, kMma, kItem, kTwoRows
   int cols_;  // i=: the columns a thread takes, 0 for all of them
   void (*launch_)(const Problem&, const CudaExec&);
   std::string spelling_;
@@ -1061,9 +1081,10 @@ std::span<const Candidate* const> GEMMROUTE_AB_EXPORT(stream_candidates)() {
       t4(4, 0, &launch_square<4>), v1(1, 1, &launch_rows<1, 1>), v2(2, 1, &launch_rows<2, 1>),
       v4(4, 1, &launch_rows<4, 1>), v4r2(4, 2, &launch_rows<4, 2>), mma8(8, -1, &launch_mma<1>),
       mma16(16, -1, &launch_mma<2>), i4(4, -2, &launch_items<4>), i8(8, -2, &launch_items<8>),
-      i8c2(8, -2, &launch_items<8, 2>, 2);
-  static const std::array<const Candidate*, 12> all = {&t1,   &t2,   &t4,    &v1, &v2, &v4,
-                                                       &v4r2, &mma8, &mma16, &i4, &i8, &i8c2};
+      i8c2(8, -2, &launch_items<8, 2>, 2), v4h(4, -3, &launch_two_rows<4>),
+      v8h(8, -3, &launch_two_rows<8>);
+  static const std::array<const Candidate*, 14> all = {
+      &t1, &t2, &t4, &v1, &v2, &v4, &v4r2, &mma8, &mma16, &i4, &i8, &i8c2, &v4h, &v8h};
   return all;
 }
 

@@ -142,6 +142,26 @@ TEST(CudaWithoutGpu, RowTilesNeedMToBeAWholeNumberOfThem) {
   EXPECT_TRUE(t2->can_run(packed_nn(Scalar::f32, 7)).ok);
 }
 
+// The f32 tiles of two rows (`v=N:rows=2`: 8-byte runs) take f32 with m even, where the v= tiles
+// of four rows refuse m = 2 mod 4, and say why not an odd m or another scalar.
+TEST(CudaWithoutGpu, TwoRowTilesTakeF32WithMEven) {
+  bool offline = false;
+  const auto backend = make_backend_or_vocabulary(Device::cuda(0), &offline);
+  for (const char* spelling : {"cuda.stream:v=4:rows=2", "cuda.stream:v=8:rows=2"}) {
+    SCOPED_TRACE(spelling);
+    const Candidate* two = backend->find(spelling);
+    ASSERT_NE(two, nullptr);
+    EXPECT_TRUE(two->can_run(packed_nn(Scalar::f32, 10)).ok);
+    EXPECT_TRUE(two->can_run(packed_nn(Scalar::f32, 2, 8, 8)).ok);
+    EXPECT_TRUE(two->can_run(packed_nn(Scalar::f32, 64)).ok);
+    EXPECT_TRUE(refuses(*two, packed_nn(Scalar::f32, 7), "odd"));
+    for (Scalar s : {Scalar::f64, Scalar::c32, Scalar::c64}) {
+      EXPECT_TRUE(refuses(*two, packed_nn(s, 10), "f32 only"));
+    }
+  }
+  EXPECT_EQ(backend->find("cuda.stream:v=2:rows=2"), nullptr);
+}
+
 // The tensor-core tiles (mma.m8n8k4.f64) take f64 and c64 of any size, and say why not f32 or
 // c32.
 TEST(CudaWithoutGpu, TensorCoreTilesTakeF64AndC64Only) {

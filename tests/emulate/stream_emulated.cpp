@@ -1,12 +1,13 @@
 // src/cuda/stream.cu's kernels (`cuda.stream:t=`, `v=`, `mma=`) run on the host (host.hpp), each
 // launch set up by the file's own `setup` (extracted with the kernels), so a change to either can
 // be checked without a GPU. Every product is compared exactly with a reference; the run counts
-// 16-byte accesses at misaligned addresses, writes past the shared memory `setup` sized, and
+// 8- and 16-byte accesses at misaligned addresses, writes past the shared memory `setup` sized, and
 // barriers some threads never reach. The tensor-core tiles run the path the kernel takes below
 // sm_80 (the same 8 x 8 x 4 products through warp shuffles), so they check the fragments'
 // indexing, not the mma instruction. A case the candidate would refuse (Stream::can_run: v= where
 // m is not a multiple of its rows, mma= but for f64 and c64, i= where m or n is over its side,
-// c64 at i=8, i=8:cols=2 but for f64 and c32, buffers over 227 KiB) is skipped.
+// c64 at i=8, i=8:cols=2 but for f64 and c32, v=:rows=2 but for f32, buffers over 227 KiB) is
+// skipped.
 //
 //   stream_emulated random COUNT SEED   COUNT random cases a scalar for each tile
 #include "host.hpp"
@@ -67,13 +68,18 @@ struct Tiles {
   using Item4 = gemmroute::cuda::ItemTile<4>;
   using Item8 = gemmroute::cuda::ItemTile<8>;
   using Item8Cols2 = gemmroute::cuda::ItemTile<8, 2>;
+  using TwoRows4 = gemmroute::cuda::Tile<2, 4, true>;
+  using TwoRows8 = gemmroute::cuda::Tile<2, 8, true>;
 };
 
-constexpr const char* kSpellings[] = {"t=1",        "t=2",   "t=4",    "v=1", "v=2", "v=4",
-                                      "v=4:runs=2", "mma=8", "mma=16", "i=4", "i=8", "i=8:cols=2"};
-constexpr int kTiles = 12;
+constexpr const char* kSpellings[] = {
+    "t=1",   "t=2", "t=4", "v=1",        "v=2",        "v=4",       "v=4:runs=2",
+    "mma=8", "mma=16", "i=4", "i=8", "i=8:cols=2", "v=4:rows=2", "v=8:rows=2"};
+constexpr int kTiles = 14;
 // The item tiles' side (m and n at most that), 0 for the others.
-constexpr int kItemSide[kTiles] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 8, 8};
+constexpr int kItemSide[kTiles] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 8, 8, 0, 0};
+// The f32 tiles of two rows (m even).
+constexpr bool two_rows(int tile) { return tile >= 12; }
 
 // One case through the tile numbered `tile` (kSpellings); false where the candidate refuses it.
 template <class T>
@@ -82,6 +88,7 @@ bool run_tile(const Problem& p, int tile) {
   constexpr bool kF64 = std::is_same_v<T, double> || std::is_same_v<T, Cx<double>>;
   const int rows = tile == 6 ? 2 * X::R : X::R;
   if (tile >= 3 && tile <= 6 && p.m % rows != 0) return false;
+  if (two_rows(tile) && p.m % 2 != 0) return false;
   const int side = kItemSide[tile];
   if (side != 0 && (p.m > side || p.n > side)) return false;
   switch (tile) {
@@ -113,15 +120,21 @@ bool run_tile(const Problem& p, int tile) {
     case 11:
       if constexpr (sizeof(T) == 8) return run_stream<T, typename X::Item8Cols2>(p);
       return false;
+    case 12:
+      if constexpr (std::is_same_v<T, float>) return run_stream<T, typename X::TwoRows4>(p);
+      return false;
+    case 13:
+      if constexpr (std::is_same_v<T, float>) return run_stream<T, typename X::TwoRows8>(p);
+      return false;
   }
   return false;
 }
 
 // Random sizes (a third of m, n and k each a multiple of 8: the v= tiles run where m is, and
 // read B's runs along k or j where k or n is; the item tiles' m and n within their side, k
-// within 1..64 and half the time within their side too), packed storage from a 128-byte boundary
-// or one element past it (copies of 16, 8 or 4 bytes), and batches of one to seven groups' worth
-// of items.
+// within 1..64 and half the time within their side too; the two-row tiles' m even), packed
+// storage from a 128-byte boundary or one element past it (copies of 16, 8 or 4 bytes), and
+// batches of one to seven groups' worth of items.
 template <class T>
 void sweep_random(long count, unsigned seed) {
   std::mt19937 r(seed);
@@ -135,6 +148,7 @@ void sweep_random(long count, unsigned seed) {
       if (r() % 3 == 0) c.n = std::max<std::int64_t>(c.n / 8 * 8, 8);
       c.k = 1 + r() % 64;
       if (r() % 3 == 0) c.k = std::max<std::int64_t>(c.k / 8 * 8, 8);
+      if (two_rows(tile)) c.m = 2 * (1 + r() % 32);  // even, half of them 2 mod 4
       if (const int side = kItemSide[tile]) {
         c.m = 1 + r() % side;
         c.n = 1 + r() % side;
