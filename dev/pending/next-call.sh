@@ -5,7 +5,9 @@
 #   H200: queue item 0 (the whole `gpu` label) and item 1's campaigns: the transposed rows, the
 #         item tiles' and the two-row tiles' lattice keys measured again with every candidate
 #         (tune --shapes, tuning/cuda-quick.spec), each resumable and stopped in time;
-#   other cards (an H100): queue item 0 only (a same-card figure would not enter the H200 table).
+#   other cards (an H100): patch 16 in an A/B build (the whole `gpu` label with its `:ab=1`
+#         twins, which is queue item 0 too; memcheck and racecheck over the twins; the A/B
+#         timing), work that needs no H200 (a same-card campaign would not enter its table).
 #
 #   dev/pending/next-call.sh      (in the device tool's `run`, from the repository root; $OUT set)
 #
@@ -25,8 +27,13 @@ if [[ "$gpu" == *H200* ]]; then
     cuda-stream-two-rows-rows; do
     steps+=("shapes:tuning/$name.txt:$q:$r/$name-results.csv:3")
   done
+  DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 scripts/gpu-check "$out/g" "${steps[@]}"
+else
+  ab=tuning/cuda-stream-groups-ab
+  AB_PATCHES=dev/pending/16-stream-small-batch-groups.patch SANITIZE_FILTER='*cuda_stream*ab_1*' \
+    DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 scripts/gpu-check "$out/g" tests sanitize \
+    "shapes:$ab.txt:$ab.spec:groups-ab.csv:3"
 fi
-DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 scripts/gpu-check "$out/g" "${steps[@]}"
 for name in cuda-stream-transposed cuda-stream-transposed-b cuda-stream-items-rows \
   cuda-stream-two-rows-rows; do
   [ -f "$r/$name-results.csv" ] && cp "$r/$name-results.csv" "$out/"
