@@ -77,7 +77,9 @@ struct Divisor {
 // N consecutive elements as one aligned vector of up to 16 bytes (one load or store), and how
 // many elements of T make 16 bytes. A run of fewer than 16 bytes (two f32) is aligned to its own
 // size, so it is loaded and stored as exactly that many bytes.
-constexpr std::size_t run_alignment(std::size_t bytes) { return bytes < 16 ? bytes : 16; }
+constexpr std::size_t run_alignment(std::size_t bytes) {
+  return bytes < 16 ? bytes : 16;
+}
 template <class T, int N>
 struct alignas(run_alignment(sizeof(T) * N)) Run {
   T v[N];

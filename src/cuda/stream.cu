@@ -1083,8 +1083,8 @@ std::span<const Candidate* const> GEMMROUTE_AB_EXPORT(stream_candidates)() {
       mma16(16, -1, &launch_mma<2>), i4(4, -2, &launch_items<4>), i8(8, -2, &launch_items<8>),
       i8c2(8, -2, &launch_items<8, 2>, 2), v4h(4, -3, &launch_two_rows<4>),
       v8h(8, -3, &launch_two_rows<8>);
-  static const std::array<const Candidate*, 14> all = {
-      &t1, &t2, &t4, &v1, &v2, &v4, &v4r2, &mma8, &mma16, &i4, &i8, &i8c2, &v4h, &v8h};
+  static const std::array<const Candidate*, 14> all = {&t1,   &t2,    &t4, &v1, &v2,   &v4,  &v4r2,
+                                                       &mma8, &mma16, &i4, &i8, &i8c2, &v4h, &v8h};
   return all;
 }
 

@@ -72,14 +72,16 @@ struct Tiles {
   using TwoRows8 = gemmroute::cuda::Tile<2, 8, true>;
 };
 
-constexpr const char* kSpellings[] = {
-    "t=1",   "t=2", "t=4", "v=1",        "v=2",        "v=4",       "v=4:runs=2",
-    "mma=8", "mma=16", "i=4", "i=8", "i=8:cols=2", "v=4:rows=2", "v=8:rows=2"};
+constexpr const char* kSpellings[] = {"t=1", "t=2",        "t=4",        "v=1",       "v=2",
+                                      "v=4", "v=4:runs=2", "mma=8",      "mma=16",    "i=4",
+                                      "i=8", "i=8:cols=2", "v=4:rows=2", "v=8:rows=2"};
 constexpr int kTiles = 14;
 // The item tiles' side (m and n at most that), 0 for the others.
 constexpr int kItemSide[kTiles] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 8, 8, 0, 0};
 // The f32 tiles of two rows (m even).
-constexpr bool two_rows(int tile) { return tile >= 12; }
+constexpr bool two_rows(int tile) {
+  return tile >= 12;
+}
 
 // One case through the tile numbered `tile` (kSpellings); false where the candidate refuses it.
 template <class T>
