@@ -1012,8 +1012,9 @@ class Stream final : public Candidate {
     // Where m is not a multiple of a row tile's rows, a column of op(A) and C is not one vector
     // and the tile is a slower t= tile (measured on the H200: 0.8x to 1.0x of the best t=), so
     // it is not offered.
-    if (runs_ == kTwoRows && p.m % 2 != 0) return Verdict::no("m is odd (two f32 rows a run)");
-    if (runs_ > 0 && p.m % tm != 0) return Verdict::no(kNotWhole[tm]);
+    if (rows && p.m % tm != 0) {
+      return Verdict::no(runs_ == kTwoRows ? "m is odd (two f32 rows a run)" : kNotWhole[tm]);
+    }
     const std::size_t shared = dispatch(p.dtype, [&]<class H>() {
       using T = device_t<H>;
       return plan<T>(p, tm, cols_ != 0 ? cols_ : tile_, lanes, rows,
