@@ -1,7 +1,7 @@
-// cuda.stream:t=T, cuda.stream:v=N[:runs=2], cuda.stream:mma=T and cuda.stream:i=N: packed
-// batches of small matrices (max(m, n, k) <= 64), streamed through shared memory. Such batches
-// are bound by the bytes they move, so the kernel is built to keep as many bytes in flight as
-// the memory system needs, without a pause for the arithmetic:
+// cuda.stream:t=T, cuda.stream:v=N[:runs=2 or :rows=2], cuda.stream:mma=T and
+// cuda.stream:i=N[:cols=2]: packed batches of small matrices (max(m, n, k) <= 64), streamed
+// through shared memory. Such batches are bound by the bytes they move, so the kernel is built
+// to keep as many bytes in flight as the memory system needs, without a pause for the arithmetic:
 //
 // - When A, B and C are each one contiguous range (items packed back to back, ld == rows), a
 //   group of consecutive items is one range of each. A block copies its group's three ranges
