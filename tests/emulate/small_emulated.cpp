@@ -1,8 +1,8 @@
 // src/cuda/small.cu's kernels (the batch kernel `cuda.small` and the grouped launch) run on the
 // host (host.hpp), set up by the file's own host functions (small_args, fused_launches), so a
 // change to either can be checked without a GPU. Every product is compared exactly with a
-// reference; the run counts 16-byte accesses at misaligned addresses (the GPU faults on them),
-// writes past the shared memory the host side sized, and barriers some threads never reach.
+// reference; the run counts 8- and 16-byte accesses at misaligned addresses (the GPU faults on
+// them), writes past the shared memory the host side sized, and barriers some threads never reach.
 // Shared memory and every element no item owns start as NaN, and so does C where beta == 0, so
 // reading any of them shows in the products. A grouped call of several groups runs as
 // launch_fused does: its groups split by size class, each class's launches from fused_launches,
