@@ -130,6 +130,12 @@ __device__ __forceinline__ void copy_async(void* dst, const void* src) {
   struct alignas(BYTES) Granule {
     unsigned char b[BYTES];
   };
+#ifdef GEMMROUTE_EMULATED  // tests/emulate: a copy the GPU would fault on is counted
+  if (reinterpret_cast<std::uintptr_t>(dst) % BYTES != 0 ||
+      reinterpret_cast<std::uintptr_t>(src) % BYTES != 0) {
+    report_misaligned(src, __LINE__);
+  }
+#endif
   *static_cast<Granule*>(dst) = *static_cast<const Granule*>(src);
 #endif
 }

@@ -3,9 +3,9 @@
 // launch functions (extracted with the kernels; their <<<>>> launches run every block of the
 // grid here, one block at a time), so a change to the kernels or to which of them a form runs
 // can be checked without a GPU. Every product is compared exactly with a reference; the run
-// counts 8- and 16-byte accesses at misaligned addresses, writes past the dynamic shared memory a
-// launch asked for, and barriers some threads never reach. The GPU is taken to have the H200's
-// 132 multiprocessors, which decides where k is split.
+// counts 8- and 16-byte accesses and asynchronous copies at misaligned addresses, writes past the
+// dynamic shared memory a launch asked for, and barriers some threads never reach. The GPU is
+// taken to have the H200's 132 multiprocessors, which decides where k is split.
 //
 //   reg_emulated random COUNT SEED   COUNT random cases a scalar
 #include <mutex>

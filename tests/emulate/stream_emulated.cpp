@@ -1,13 +1,13 @@
 // src/cuda/stream.cu's kernels (`cuda.stream:t=`, `v=`, `mma=`) run on the host (host.hpp), each
 // launch set up by the file's own `setup` (extracted with the kernels), so a change to either can
 // be checked without a GPU. Every product is compared exactly with a reference; the run counts
-// 8- and 16-byte accesses at misaligned addresses, writes past the shared memory `setup` sized, and
-// barriers some threads never reach. The tensor-core tiles run the path the kernel takes below
-// sm_80 (the same 8 x 8 x 4 products through warp shuffles), so they check the fragments'
-// indexing, not the mma instruction. A case the candidate would refuse (Stream::can_run: v= where
-// m is not a multiple of its rows, mma= but for f64 and c64, i= where m or n is over its side,
-// c64 at i=8, i=8:cols=2 but for f64 and c32, v=:rows=2 but for f32, buffers over 227 KiB) is
-// skipped.
+// 8- and 16-byte accesses and asynchronous copies at misaligned addresses, writes past the shared
+// memory `setup` sized, and barriers some threads never reach. The tensor-core tiles run the
+// path the kernel takes below sm_80 (the same 8 x 8 x 4 products through warp shuffles), so they
+// check the fragments' indexing, not the mma instruction. A case the candidate would refuse
+// (Stream::can_run: v= where m is not a multiple of its rows, mma= but for f64 and c64, i= where
+// m or n is over its side, c64 at i=8, i=8:cols=2 but for f64 and c32, v=:rows=2 but for f32,
+// buffers over 227 KiB) is skipped.
 //
 //   stream_emulated random COUNT SEED   COUNT random cases a scalar for each tile
 #include "host.hpp"
