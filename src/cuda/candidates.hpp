@@ -42,8 +42,10 @@ inline constexpr std::int64_t kFusedSizeBound = 64;
 //   cost f32 uniform 10^5 2%);
 // - sides up to kFusedSmallSide: 1 GiB (against 32 MiB for every size, in one call: 1.05-1.20x at
 //   10^6 items, where such groups of 15,600 items had run a launch each, none slower; 128 MiB
-//   gave 1.02-1.07x there). A larger group of small items still runs its own choice, whose
-//   kernels stream a packed batch faster than the grouped launch once the launch is paid.
+//   gave 1.02-1.07x there). A larger group of small items still runs its own choice: that bound
+//   was not measured, only set above this workload's groups. (A group's own choice is never
+//   `cuda.stream` today: a grouped call's items are pointer arrays, which it refuses; see
+//   dev/pending/18.)
 // Set in MiB by -DGEMMROUTE_FUSED_GROUP_MIB and -DGEMMROUTE_FUSED_SMALL_GROUP_MIB for experiments.
 #ifndef GEMMROUTE_FUSED_GROUP_MIB
 #define GEMMROUTE_FUSED_GROUP_MIB 32

@@ -10,9 +10,10 @@
 set -euo pipefail
 root=$(cd "$1" && pwd) scratch=$(mkdir -p "$2" && cd "$2" && pwd) nvcc=${3:-}
 rm -rf "$scratch" && mkdir -p "$scratch"
-cp -r "$root/src" "$root/include" "$scratch/"
-mkdir -p "$scratch/tests" && cp -r "$root/tests/emulate" "$scratch/tests/"  # patches may add cases
-order=(05 16 17)
+cp -r "$root/src" "$root/include" "$root/docs" "$root/README.md" "$scratch/"
+# Patches may add emulated cases, GPU tests and the decisions they record.
+mkdir -p "$scratch/tests" && cp -r "$root/tests/emulate" "$root/tests/cuda" "$scratch/tests/"
+order=(05 16 17 18 19)
 shopt -s nullglob
 patches=("$root"/dev/pending/[0-9][0-9]-*.patch)
 [ ${#patches[@]} -gt 0 ] || { echo "ok: no pending patches"; exit 0; }
