@@ -117,6 +117,12 @@ def grouped_auto(path):
                 yield m.group(1), m.group(2), int(m.group(3)), float(m.group(4)) / 100
 
 
+def has_target_mixes(path):
+    """Whether a `bench --grouped` CSV has the target's mixes (not a --sizes run)."""
+    with open(path) as f:
+        return any(line.startswith("# mix uniform") for line in f)
+
+
 def grouped(results, path):
     print("## Grouped batches: auto (gemm_groups), fraction of the roofline (target 50% at 10^4 "
           "items, 67% at 10^5 and 10^6)")
@@ -125,13 +131,16 @@ def grouped(results, path):
         for csv_path in glob.glob(os.path.join(results, "**", "*.csv"), recursive=True):
             h = header(csv_path)
             m = re.search(r"date (\S+)", h.get("limits", ""))
-            if h.get("gemmroute-bench-grouped") == "1" and m:
+            # (a --sizes run has other mixes than the target's)
+            if h.get("gemmroute-bench-grouped") == "1" and m and has_target_mixes(csv_path):
                 found.append((m.group(1), csv_path))
         if not found:
             print("no bench --grouped CSV\n")
             return
         path = max(found)[1]
     for scalar, mix, items, frac in grouped_auto(path):
+        if mix not in ("uniform", "small80"):
+            continue
         target = 0.5 if items < 100000 else 2 / 3
         verdict = "met" if frac >= target else f"{target / frac:.2f}x short"
         print(f"{scalar} {mix:<8} {items:>8} items: {100 * frac:5.1f}% ({verdict})")

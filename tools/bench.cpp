@@ -95,7 +95,8 @@ constexpr const char* kHelp =
     "                       came from; prints auto's gain over top-1 and cublas for decode\n"
     "                       (n <= 256) and prefill. --replay then times the whole file as one\n"
     "                       sequence (a decoder layer), top-1 against auto, in ms per step\n"
-    "  --grouped [--items N,N,..] [--seed S] [--copy-gbs X] [--tflops-f32 X] [--tflops-f64 X]\n"
+    "  --grouped [--items N,N,..] [--sizes N,N,..] [--seed S] [--copy-gbs X] [--tflops-f32 X]\n"
+    "            [--tflops-f64 X]\n"
     "                       heterogeneous batches of small square GEMMs (gemm_grouped, one\n"
     "                       group per size; f32 and f64; n uniform in 1..64, and 80% of items\n"
     "                       in 1..16): auto, the vendor pinned (one grouped call; one batched\n"
@@ -103,6 +104,8 @@ constexpr const char* kHelp =
     "                       max(bytes / copy bandwidth, flops / GEMM rate); no --shapes\n"
     "                       (defaults: 10000,100000,1000000 items; the H200's 4252 GB/s,\n"
     "                       51.0 and 57.7 TFLOP/s; --reps 11, --min-sample-us 2000);\n"
+    "                       --sizes: instead of the two mixes, every item of one size (1..64),\n"
+    "                       each size its own run: a pointer-array batch of one group;\n"
     "                       --plot DIR writes grouped.png there (scripts/plot_grouped.py)\n"
     "\n"
     "BENCH.csv is written to a temporary beside it and renamed when the run ends (Ctrl-C ends\n"
@@ -194,7 +197,7 @@ void print_summary(const std::string& name, const Ratios& r) {
 int bench(const Argv& argv) {
   Args args(argv,
             {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us",
-             "candidates", "scalars", "top", "items", "seed", "copy-gbs", "tflops-f32",
+             "candidates", "scalars", "top", "items", "sizes", "seed", "copy-gbs", "tflops-f32",
              "tflops-f64"},
             {"force", "compare-selection", "peers", "overhead", "lt", "replay", "grouped"});
   if (args.help()) {
@@ -210,7 +213,7 @@ int bench(const Argv& argv) {
   if (args.flag("overhead")) return bench_overhead(args);
   if (args.flag("lt")) return bench_lt(args);
   if (args.flag("grouped")) return bench_grouped(args);
-  for (const char* o : {"items", "seed", "copy-gbs", "tflops-f32", "tflops-f64"}) {
+  for (const char* o : {"items", "sizes", "seed", "copy-gbs", "tflops-f32", "tflops-f64"}) {
     if (args.get(o)) throw UsageError(std::string("--") + o + " needs --grouped");
   }
   if (args.get("top") || args.flag("replay")) throw UsageError("--top and --replay need --lt");

@@ -1,6 +1,7 @@
 // gemmroute bench --grouped: heterogeneous batches of small square GEMMs, as solvers and
 // block-sparse codes call gemm_grouped: NN, alpha 1, beta 0, each item's size drawn on its own,
-// one group per distinct size. Per scalar (f32, f64), size mix and item count, four arms are
+// one group per distinct size (or, with --sizes, every item of one size: a pointer-array batch
+// of one group). Per scalar (f32, f64), size mix and item count, four arms are
 // timed in one process with the shared harness (operands rotated over >= 3x the cache), each
 // checked first on a sample of items against the long-double reference:
 //
@@ -59,17 +60,22 @@ using namespace gemmroute::measure;
 
 namespace {
 
+// How each item's size is drawn: the two mixes of the target, or (--sizes) every item
+// of one size, one group: a pointer-array batch of that size, as the pointer-array gemm takes it.
 struct Mix {
-  const char* name;
-  const char* about;
+  std::string name;
+  std::string about;
+  std::int64_t size = 0;  // every item's, or 0 for a mix drawn item by item
 };
-constexpr Mix kMixes[] = {{"uniform", "n uniform in 1..64"},
-                          {"small80", "80% of items n uniform in 1..16, 20% in 17..64"}};
+
+std::vector<Mix> target_mixes() {
+  return {{"uniform", "n uniform in 1..64"},
+          {"small80", "80% of items n uniform in 1..16, 20% in 17..64"}};
+}
 
 std::int64_t draw_size(const Mix& mix, std::mt19937_64& rng) {
-  if (std::strcmp(mix.name, "uniform") == 0) {
-    return std::uniform_int_distribution<std::int64_t>(1, 64)(rng);
-  }
+  if (mix.size != 0) return mix.size;
+  if (mix.name == "uniform") return std::uniform_int_distribution<std::int64_t>(1, 64)(rng);
   return std::uniform_real_distribution<double>(0, 1)(rng) < 0.8
              ? std::uniform_int_distribution<std::int64_t>(1, 16)(rng)
              : std::uniform_int_distribution<std::int64_t>(17, 64)(rng);
@@ -303,11 +309,12 @@ void run_config(const Config& cf, Context& ctx, MeasureDevice& dev, const Harnes
   const auto t = time_arms(arms, h, dev);
   const double t_auto = t[0].stats.median;
   std::string line =
-      what + " (" + std::to_string(run.group_count()) + " groups): roofline " + fmt_us(roofline_us);
+      what + " (" + std::to_string(run.group_count()) +
+      (run.group_count() == 1 ? " group" : " groups") + "): roofline " + fmt_us(roofline_us);
   for (std::size_t i = 0; i < arms.size(); ++i) {
     const double us = t[i].stats.median;
     std::fprintf(csv, "%s,%s,%lld,%zu,%s,%s,%.2f,%s,%s,%.4f,%.4f\n",
-                 std::string(to_string(cf.scalar)).c_str(), cf.mix->name,
+                 std::string(to_string(cf.scalar)).c_str(), cf.mix->name.c_str(),
                  static_cast<long long>(cf.items), run.group_count(), arms[i].name.c_str(),
                  num(us).c_str(), t[i].stats.spread_pct, num(host[i]).c_str(),
                  num(roofline_us).c_str(), roofline_us / us, us / t_auto);
@@ -319,6 +326,21 @@ void run_config(const Config& cf, Context& ctx, MeasureDevice& dev, const Harnes
   std::fflush(csv);
   std::printf("%s\n", line.c_str());
   summary.push_back(line);
+}
+
+// --sizes: one mix a size, every item of it.
+std::vector<Mix> one_size_mixes(const std::string& text) {
+  std::vector<Mix> out;
+  std::stringstream ss(text);
+  std::string word;
+  while (std::getline(ss, word, ',')) {
+    const std::int64_t n = parse_int("sizes", word, 1, 64);
+    out.push_back({"n=" + std::to_string(n), "every item " + std::to_string(n) + " x " +
+                                                 std::to_string(n) + " x " + std::to_string(n),
+                   n});
+  }
+  if (out.empty()) throw UsageError("--sizes '" + text + "': no size");
+  return out;
 }
 
 std::vector<std::int64_t> item_counts(const std::string& text) {
@@ -342,6 +364,8 @@ int bench_grouped(const Args& args) {
   const Device device = args.device();
   const std::string out = args.required("out");
   const auto counts = item_counts(args.get_or("items", "10000,100000,1000000"));
+  const std::optional<std::string> sizes = args.get("sizes");
+  const std::vector<Mix> mixes = sizes ? one_size_mixes(*sizes) : target_mixes();
   const Limits lim{args.number("copy-gbs", 4252, 1, 1e6),
                    args.number("tflops-f32", 51.0, 0.001, 1e6),
                    args.number("tflops-f64", 57.7, 0.001, 1e6)};
@@ -370,7 +394,7 @@ int bench_grouped(const Args& args) {
                "repetitions, samples >= %.0f us; date %s\n",
                lim.copy_gbs, lim.tflops_f32, lim.tflops_f64, static_cast<unsigned long long>(seed),
                h.repetitions, h.min_sample_us, now_utc().c_str());
-  for (const Mix& m : kMixes) std::fprintf(csv, "# mix %s: %s\n", m.name, m.about);
+  for (const Mix& m : mixes) std::fprintf(csv, "# mix %s: %s\n", m.name.c_str(), m.about.c_str());
   std::fprintf(csv,
                "scalar,mix,items,groups,arm,us_per_call,spread_pct,host_us,roofline_us,"
                "of_roofline,over_auto\n");
@@ -383,7 +407,7 @@ int bench_grouped(const Args& args) {
 
   std::vector<Config> configs;
   for (Scalar s : {Scalar::f32, Scalar::f64}) {
-    for (const Mix& m : kMixes) {
+    for (const Mix& m : mixes) {
       for (std::int64_t n : counts) configs.push_back({s, &m, n});
     }
   }

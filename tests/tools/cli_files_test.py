@@ -298,7 +298,11 @@ class Files(unittest.TestCase):
                  "--budget-minutes: expected a finite number"),
                 (["explain", "--m", "1e3", "--n", "4", "--k", "4"],
                  "--m: expected a whole number from 1 to"),
-                (["explain", "--m", "4", "--n", "4", "--k", "4", "stray"], "unexpected 'stray'")):
+                (["explain", "--m", "4", "--n", "4", "--k", "4", "stray"], "unexpected 'stray'"),
+                (["bench", "--grouped", "--sizes", "65", "--out", self.path("g.csv")],
+                 "--sizes: expected a whole number from 1 to 64, got '65'"),
+                (["bench", "--shapes", shapes, "--out", self.path("b.csv"), "--sizes", "4"],
+                 "--sizes needs --grouped")):
             rc, out = run(*args)
             self.assertEqual(rc, 2, out)
             self.assertIn(piece, out)
