@@ -14,7 +14,8 @@
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
 # 16 to 19 applied (16 and 17 come first in the order) and built, the tests of what 18 touches
-# (every cuda.stream candidate, the grouped API, the no-GPU checks), `bench --grouped` again, and
+# (every cuda.stream candidate, the grouped API, the no-GPU checks), `bench --grouped` again
+# (and `--sizes`: pointer-array batches of one size, 65,536 items, before and after), and
 # memcheck and racecheck over the cuda.stream tests last (quick shapes), so the timing comes back
 # even where the sanitizers are cut short (~9 minutes).
 #
@@ -31,14 +32,16 @@ r=bench/results/h200
 steps=(tests)
 if [ "${1:-}" = 18 ]; then
   p=dev/pending
+  sizes=2,4,8,12,16,24,32,40,48,64  # pointer-array batches of one size, 65,536 items each
   # 16 and 17 go in without a build of their own (18's rebuilds them with it): the grouped CSVs
   # are grouped-base.csv and grouped-18_19.csv.
   SANITIZE_FILTER='*cuda_stream*' DEADLINE=$((start + 560)) STEP_MINUTES=4 timeout 580 \
-    scripts/gpu-check "$out/g" grouped:100000,1000000 \
+    scripts/gpu-check "$out/g" grouped:100000,1000000 "grouped:65536:$sizes" \
     "cmd:git+apply+$p/16-stream-small-batch-groups.patch" \
     "cmd:git+apply+$p/17-stream-emulate-small-batch-groups.patch" \
     "patch:$p/18-stream-items-apart.patch" "patch:$p/19-stream-emulate-items-apart.patch" \
-    'gtest:*cuda_stream*:CudaApi.Grouped*:CudaWithoutGpu.*' grouped:100000,1000000 sanitize
+    'gtest:*cuda_stream*:CudaApi.Grouped*:CudaWithoutGpu.*' grouped:100000,1000000 \
+    "grouped:65536:$sizes" sanitize
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
