@@ -9,7 +9,8 @@
 #         twins, which is queue item 0 too; memcheck and racecheck over the twins; the A/B
 #         timing), work that needs no H200 (a same-card campaign would not enter its table).
 #
-#   dev/pending/next-call.sh      (in the device tool's `run`, from the repository root; $OUT set)
+#   dev/pending/next-call.sh [18 | 18b]   (in the device tool's `run`, from the repository root;
+#                                         $OUT set)
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
@@ -17,7 +18,10 @@
 # (every cuda.stream candidate, the grouped API, the no-GPU checks), `bench --grouped` again
 # (and `--sizes`: pointer-array batches of one size, 65,536 items, before and after), and
 # memcheck and racecheck over the cuda.stream tests last (quick shapes), so the timing comes back
-# even where the sanitizers are cut short (~9 minutes).
+# even where the sanitizers are cut short (~9 minutes). With `18b`, after it: the tree with 16 to
+# 19 built twice, the fused launch's bound for groups of sides up to 40 at 1 GiB (as shipped) and
+# at 32 MiB (such groups over it run their own choice, cuda.stream with 18), `bench --grouped`
+# in each (grouped CSVs under $OUT/a and $OUT/b; ~6 minutes).
 #
 # The campaigns' CSVs come back under $OUT; copy them into bench/results/h200/ before the next
 # call, which then resumes them. Once all four are complete, `tune --confirm` each (the
@@ -30,6 +34,8 @@ start=$(date +%s)
 q=tuning/cuda-quick.spec
 r=bench/results/h200
 steps=(tests)
+# git apply inside a repository above the tree would skip the tree's paths silently.
+ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
 if [ "${1:-}" = 18 ]; then
   p=dev/pending
   sizes=2,4,8,12,16,24,32,40,48,64  # pointer-array batches of one size, 65,536 items each
@@ -37,11 +43,20 @@ if [ "${1:-}" = 18 ]; then
   # are grouped-base.csv and grouped-18_19.csv.
   SANITIZE_FILTER='*cuda_stream*' DEADLINE=$((start + 560)) STEP_MINUTES=4 timeout 580 \
     scripts/gpu-check "$out/g" grouped:100000,1000000 "grouped:65536:$sizes" \
-    "cmd:git+apply+$p/16-stream-small-batch-groups.patch" \
-    "cmd:git+apply+$p/17-stream-emulate-small-batch-groups.patch" \
+    "cmd:env+$ceiling+git+apply+$p/16-stream-small-batch-groups.patch" \
+    "cmd:env+$ceiling+git+apply+$p/17-stream-emulate-small-batch-groups.patch" \
     "patch:$p/18-stream-items-apart.patch" "patch:$p/19-stream-emulate-items-apart.patch" \
     'gtest:*cuda_stream*:CudaApi.Grouped*:CudaWithoutGpu.*' grouped:100000,1000000 \
     "grouped:65536:$sizes" sanitize
+  echo "wall $(($(date +%s) - start)) s"
+  exit 0
+fi
+if [ "${1:-}" = 18b ]; then  # after 18's call: the fused launch's small-side bound with 18 in
+  for n in 16 17 18 19; do env "$ceiling" git apply dev/pending/$n-*.patch || exit 1; done
+  DEADLINE=$((start + 560)) timeout 580 scripts/gpu-check "$out/a" grouped
+  f=-DGEMMROUTE_FUSED_SMALL_GROUP_MIB=32
+  CXXFLAGS=$f CUDAFLAGS=$f BUILD=build-small32 DEADLINE=$((start + 560)) timeout 580 \
+    scripts/gpu-check "$out/b" grouped
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
