@@ -1,6 +1,9 @@
 // gemmroute explain: the walk the selector takes for one problem.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "core/context_state.hpp"
 #include "core/select.hpp"
@@ -52,13 +55,13 @@ int explain(const Argv& argv) {
   Args args(
       argv,
       {"device", "dtype", "ta", "tb", "m", "n", "k", "batch", "layout", "table", "pin", "route"},
-      {"deterministic"});
+      {"deterministic", "pointers"});
   if (args.help()) {
     std::puts(
         "usage: gemmroute explain [--device cpu] --dtype DTYPE --ta N|T|C --tb N|T|C\n"
         "                         --m M --n N --k K [--batch B] [--layout packed|strided]\n"
         "                         [--table FILE] [--pin SPELLING] [--route auto|native|vendor]\n"
-        "                         [--deterministic]\n"
+        "                         [--deterministic] [--pointers]\n"
         "\n"
         "DTYPE: f32, f64, c32, c64, bf16, f16 (bf16 and f16: C of the same type, f32 compute),\n"
         "or in:out:compute: bf16:f32:f32, f16:f32:f32, f32:f32:tf32.\n"
@@ -69,12 +72,28 @@ int explain(const Argv& argv) {
         "this machine lacks (--device cuda without a GPU), the walk is shown over the\n"
         "backend's vocabulary, with a note saying so. --deterministic (or\n"
         "GEMMROUTE_DETERMINISTIC=1) walks as Options::deterministic does: only candidates whose\n"
-        "output is the same bytes run to run.");
+        "output is the same bytes run to run. --pointers walks for a pointer-array batch whose\n"
+        "items have ld == rows (as gemm_groups' groups and the pointer-array gemm take them;\n"
+        "keyed strided), where --layout strided alone assumes ld = rows + 1.");
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected '" + args.positional()[0] + "'");
   const Device device = args.device();
   Problem p = problem_from_args(args);
+  // --pointers: the items through pointer arrays, ld == rows (never dereferenced: selection reads
+  // sizes and leading dimensions, and a pointer array's entries nowhere).
+  std::vector<const void*> items;
+  if (args.flag("pointers")) {
+    if (args.get("layout") && *args.get("layout") != "strided") {
+      throw UsageError("--pointers: a pointer-array batch is keyed strided, not " +
+                       *args.get("layout"));
+    }
+    items.assign(static_cast<std::size_t>(p.batch), p.a.base);
+    for (auto [o, rows] : {std::pair{&p.a, p.rows_a()}, {&p.b, p.rows_b()}, {&p.c, p.m}}) {
+      *o = Operand{nullptr, items.data(), std::max<std::int64_t>(rows, 1), 0};
+    }
+    std::puts("note: a pointer-array batch, ld == rows (--pointers)");
+  }
   Options options;
   options.table = args.get_or("table", "");
   options.pin = args.get_or("pin", "");

@@ -299,6 +299,8 @@ class Files(unittest.TestCase):
                 (["explain", "--m", "1e3", "--n", "4", "--k", "4"],
                  "--m: expected a whole number from 1 to"),
                 (["explain", "--m", "4", "--n", "4", "--k", "4", "stray"], "unexpected 'stray'"),
+                (["explain", "--m", "4", "--n", "4", "--k", "4", "--pointers", "--layout",
+                  "packed"], "--pointers: a pointer-array batch is keyed strided, not packed"),
                 (["bench", "--grouped", "--sizes", "65", "--out", self.path("g.csv")],
                  "--sizes: expected a whole number from 1 to 64, got '65'"),
                 (["bench", "--shapes", shapes, "--out", self.path("b.csv"), "--sizes", "4"],
