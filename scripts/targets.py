@@ -148,6 +148,38 @@ def grouped(results, path):
           "one: a CSV of a patched tree is not the shipped kernel)\n")
 
 
+def pointer_arrays(results):
+    """The newest `bench --grouped --sizes` CSV: pointer-array batches of one size, auto against
+    cuBLAS's pointer-array call (vendor-loop: one cublasGemmBatchedEx), as the auto-vs-cuBLAS
+    criterion reads any committed shape."""
+    print("## Pointer-array batches of one size (bench --grouped --sizes): auto (gemm_groups, one "
+          "group) over cuBLAS's pointer-array call, and auto's fraction of the roofline")
+    found = []
+    for csv_path in glob.glob(os.path.join(results, "**", "*.csv"), recursive=True):
+        h = header(csv_path)
+        m = re.search(r"date (\S+)", h.get("limits", ""))
+        if h.get("gemmroute-bench-grouped") == "1" and m and not has_target_mixes(csv_path):
+            found.append((m.group(1), csv_path))
+    if not found:
+        print("not measured (bench --grouped --sizes: dev/pending/next-call.sh 18)\n")
+        return
+    path = max(found)[1]
+    by = {}
+    for r in rows(path):
+        if r["mix"].startswith("n="):
+            by.setdefault((r["scalar"], int(r["mix"][2:]), int(r["items"])), {})[r["arm"]] = r
+    slow = 0
+    for (scalar, n, items), arms in sorted(by.items()):
+        if "auto" not in arms or "vendor-loop" not in arms:
+            continue
+        ratio = float(arms["vendor-loop"]["us_per_call"]) / float(arms["auto"]["us_per_call"])
+        slow += ratio < 0.97
+        print(f"{scalar} n = {n:>2} ({items} items): {ratio:.2f}x cuBLAS, "
+              f"{100 * float(arms['auto']['of_roofline']):5.1f}% of the roofline"
+              f"{'  (under 0.97x)' if ratio < 0.97 else ''}")
+    print(f"{slow} under 0.97x cuBLAS; from {rel(path, results)}\n")
+
+
 def register_tile(results):
     print("## cuda.reg: cuBLAS time / cuda.reg time (target 0.9 at 512^3 and above)")
     path = os.path.join(results, "cuda-reg-f32.csv")
@@ -292,6 +324,7 @@ def main():
     benches = bench_csvs(a.results)
     small_batches(a.results, benches)
     grouped(a.results, a.grouped)
+    pointer_arrays(a.results)
     register_tile(a.results)
     auto_vs_vendor(a.results, benches, a.replay)
     offgrid(a.results, benches, root)
