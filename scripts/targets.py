@@ -123,21 +123,27 @@ def has_target_mixes(path):
         return any(line.startswith("# mix uniform") for line in f)
 
 
+def newest_grouped(results, target_mixes):
+    """The newest `bench --grouped` CSV under results with the target's mixes, or (target_mixes
+    False) of a --sizes run; None where there is none."""
+    found = []
+    for csv_path in glob.glob(os.path.join(results, "**", "*.csv"), recursive=True):
+        h = header(csv_path)
+        m = re.search(r"date (\S+)", h.get("limits", ""))
+        if (h.get("gemmroute-bench-grouped") == "1" and m
+                and has_target_mixes(csv_path) == target_mixes):
+            found.append((m.group(1), csv_path))
+    return max(found)[1] if found else None
+
+
 def grouped(results, path):
     print("## Grouped batches: auto (gemm_groups), fraction of the roofline (target 50% at 10^4 "
           "items, 67% at 10^5 and 10^6)")
     if not path:
-        found = []
-        for csv_path in glob.glob(os.path.join(results, "**", "*.csv"), recursive=True):
-            h = header(csv_path)
-            m = re.search(r"date (\S+)", h.get("limits", ""))
-            # (a --sizes run has other mixes than the target's)
-            if h.get("gemmroute-bench-grouped") == "1" and m and has_target_mixes(csv_path):
-                found.append((m.group(1), csv_path))
-        if not found:
+        path = newest_grouped(results, True)
+        if not path:
             print("no bench --grouped CSV\n")
             return
-        path = max(found)[1]
     for scalar, mix, items, frac in grouped_auto(path):
         if mix not in ("uniform", "small80"):
             continue
@@ -154,16 +160,10 @@ def pointer_arrays(results):
     criterion reads any committed shape."""
     print("## Pointer-array batches of one size (bench --grouped --sizes): auto (gemm_groups, one "
           "group) over cuBLAS's pointer-array call, and auto's fraction of the roofline")
-    found = []
-    for csv_path in glob.glob(os.path.join(results, "**", "*.csv"), recursive=True):
-        h = header(csv_path)
-        m = re.search(r"date (\S+)", h.get("limits", ""))
-        if h.get("gemmroute-bench-grouped") == "1" and m and not has_target_mixes(csv_path):
-            found.append((m.group(1), csv_path))
-    if not found:
+    path = newest_grouped(results, False)
+    if not path:
         print("not measured (bench --grouped --sizes: dev/pending/next-call.sh 18)\n")
         return
-    path = max(found)[1]
     by = {}
     for r in rows(path):
         if r["mix"].startswith("n="):

@@ -327,29 +327,25 @@ void run_config(const Config& cf, Context& ctx, MeasureDevice& dev, const Harnes
   summary.push_back(line);
 }
 
-// --sizes: one mix a size, every item of it.
-std::vector<Mix> one_size_mixes(const std::string& text) {
-  std::vector<Mix> out;
-  std::stringstream ss(text);
-  std::string word;
-  while (std::getline(ss, word, ',')) {
-    const std::int64_t n = parse_int("sizes", word, 1, 64);
-    out.push_back({"n=" + std::to_string(n), "every item " + std::to_string(n) + " x " +
-                                                 std::to_string(n) + " x " + std::to_string(n),
-                   n});
-  }
-  if (out.empty()) throw UsageError("--sizes '" + text + "': no size");
-  return out;
-}
-
-std::vector<std::int64_t> item_counts(const std::string& text) {
+// A comma-separated list of whole numbers in [lo, hi] (`what` names an entry in the error for
+// an empty list).
+std::vector<std::int64_t> int_list(const std::string& option, const std::string& text,
+                                   std::int64_t lo, std::int64_t hi, const std::string& what) {
   std::vector<std::int64_t> out;
   std::stringstream ss(text);
   std::string word;
-  while (std::getline(ss, word, ',')) {
-    out.push_back(parse_int("items", word, 1, 10'000'000));
+  while (std::getline(ss, word, ',')) out.push_back(parse_int(option, word, lo, hi));
+  if (out.empty()) throw UsageError("--" + option + " '" + text + "': no " + what);
+  return out;
+}
+
+// --sizes: one mix a size, every item of it.
+std::vector<Mix> one_size_mixes(const std::string& text) {
+  std::vector<Mix> out;
+  for (const std::int64_t n : int_list("sizes", text, 1, 64, "size")) {
+    const std::string s = std::to_string(n);
+    out.push_back({"n=" + s, "every item " + s + " x " + s + " x " + s, n});
   }
-  if (out.empty()) throw UsageError("--items '" + text + "': no item count");
   return out;
 }
 
@@ -362,7 +358,8 @@ int bench_grouped(const Args& args) {
   }
   const Device device = args.device();
   const std::string out = args.required("out");
-  const auto counts = item_counts(args.get_or("items", "10000,100000,1000000"));
+  const auto counts =
+      int_list("items", args.get_or("items", "10000,100000,1000000"), 1, 10'000'000, "item count");
   const std::optional<std::string> sizes = args.get("sizes");
   const std::vector<Mix> mixes = sizes ? one_size_mixes(*sizes) : target_mixes();
   const Limits lim{args.number("copy-gbs", 4252, 1, 1e6),
