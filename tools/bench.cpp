@@ -195,11 +195,11 @@ void print_summary(const std::string& name, const Ratios& r) {
 }  // namespace
 
 int bench(const Argv& argv) {
-  Args args(argv,
-            {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us",
-             "candidates", "scalars", "top", "items", "sizes", "seed", "copy-gbs", "tflops-f32",
-             "tflops-f64"},
-            {"force", "compare-selection", "peers", "overhead", "lt", "replay", "grouped"});
+  Args args(
+      argv,
+      {"device", "shapes", "out", "plot", "table", "select", "reps", "min-sample-us", "candidates",
+       "scalars", "top", "items", "sizes", "seed", "copy-gbs", "tflops-f32", "tflops-f64"},
+      {"force", "compare-selection", "peers", "overhead", "lt", "replay", "grouped"});
   if (args.help()) {
     std::puts(kHelp);
     return 0;

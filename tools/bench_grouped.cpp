@@ -307,9 +307,9 @@ void run_config(const Config& cf, Context& ctx, MeasureDevice& dev, const Harnes
   h.sets = sets;
   const auto t = time_arms(arms, h, dev);
   const double t_auto = t[0].stats.median;
-  std::string line =
-      what + " (" + std::to_string(run.group_count()) +
-      (run.group_count() == 1 ? " group" : " groups") + "): roofline " + fmt_us(roofline_us);
+  std::string line = what + " (" + std::to_string(run.group_count()) +
+                     (run.group_count() == 1 ? " group" : " groups") + "): roofline " +
+                     fmt_us(roofline_us);
   for (std::size_t i = 0; i < arms.size(); ++i) {
     const double us = t[i].stats.median;
     std::fprintf(csv, "%s,%s,%lld,%zu,%s,%s,%.2f,%s,%s,%.4f,%.4f\n",
