@@ -2,7 +2,8 @@
 # The device queue's next call (dev/pending/README.md, "The device queue"), chosen by the card
 # that came, so that a call is never spent on work the card cannot do for us:
 #
-#   H200: queue item 0 (the whole `gpu` label) and item 1's campaigns: the transposed rows, the
+#   H200: queue item 0 (the whole `gpu` label), item 2's bench (auto and cuBLAS over
+#         cuda-small.txt) and item 1's campaigns: the transposed rows, the
 #         item tiles' and the two-row tiles' lattice keys measured again with every candidate
 #         (tune --shapes, tuning/cuda-quick.spec), each resumable and stopped in time;
 #   other cards (an H100): patch 16 in an A/B build (the whole `gpu` label with its `:ab=1`
@@ -65,7 +66,12 @@ if [[ "$gpu" == *H200* ]]; then
     cuda-stream-two-rows-rows; do
     steps+=("shapes:tuning/$name.txt:$q:$r/$name-results.csv:3")
   done
-  DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 scripts/gpu-check "$out/g" "${steps[@]}"
+  # Item 2 (auto and cuBLAS over cuda-small.txt with the shipped table, ~2 min) right after the
+  # label: the small-batch target is judged by it and its newest rows are from before the
+  # cuda.stream rows; the campaigns take what is left and resume in the next call.
+  steps=(tests bench:bench/shapes/cuda-small.txt "${steps[@]:1}")
+  BENCH_CANDIDATES=cublas DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 \
+    scripts/gpu-check "$out/g" "${steps[@]}"
 else
   ab=tuning/cuda-stream-groups-ab
   AB_PATCHES=dev/pending/16-stream-small-batch-groups.patch SANITIZE_FILTER='*cuda_stream*ab_1*' \
