@@ -10,8 +10,10 @@
 #         twins, which is queue item 0 too; memcheck and racecheck over the twins; the A/B
 #         timing), work that needs no H200 (a same-card campaign would not enter its table).
 #
-#   dev/pending/next-call.sh [18 | 18b]   (in the device tool's `run`, from the repository root;
-#                                         $OUT set)
+#   dev/pending/next-call.sh [18 | 18b | campaigns]
+#                                         (in the device tool's `run`, from the repository root;
+#                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
+#                                         second call once the label and the bench have run)
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
@@ -25,8 +27,9 @@
 # in each (grouped CSVs under $OUT/a and $OUT/b; ~6 minutes).
 #
 # The campaigns' CSVs come back under $OUT; copy them into bench/results/h200/ before the next
-# call, which then resumes them. Once all four are complete, `tune --confirm` each (the
-# README's item 1) and run scripts/h200-tables.
+# call, which then resumes them. A campaign that completes in a call is confirmed in it
+# (`<name>-confirm.csv`, beside it, resumable too); once all four are confirmed, run
+# scripts/h200-tables (the README's item 1).
 set -u
 out="${OUT:?the device tool sets OUT}"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
@@ -66,10 +69,20 @@ if [[ "$gpu" == *H200* ]]; then
     cuda-stream-two-rows-rows; do
     steps+=("shapes:tuning/$name.txt:$q:$r/$name-results.csv:3")
   done
+  # Each campaign complete in this call is confirmed in it too (README item 1), in the time left.
+  for name in cuda-stream-transposed cuda-stream-transposed-b cuda-stream-items-rows \
+    cuda-stream-two-rows-rows; do
+    steps+=("confirm:tuning/$name.txt:$q:$r/$name-results.csv:$r/$name-confirm.csv:2")
+  done
   # Item 2 (auto and cuBLAS over cuda-small.txt with the shipped table, ~2 min) right after the
   # label: the small-batch target is judged by it and its newest rows are from before the
   # cuda.stream rows; the campaigns take what is left and resume in the next call.
-  steps=(tests bench:bench/shapes/cuda-small.txt "${steps[@]:1}")
+  # `next-call.sh campaigns` (a later call of the same session): the campaigns alone.
+  if [ "${1:-}" = campaigns ]; then
+    steps=("${steps[@]:1}")
+  else
+    steps=(tests bench:bench/shapes/cuda-small.txt "${steps[@]:1}")
+  fi
   BENCH_CANDIDATES=cublas DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 \
     scripts/gpu-check "$out/g" "${steps[@]}"
 else
@@ -80,6 +93,6 @@ else
 fi
 for name in cuda-stream-transposed cuda-stream-transposed-b cuda-stream-items-rows \
   cuda-stream-two-rows-rows; do
-  [ -f "$r/$name-results.csv" ] && cp "$r/$name-results.csv" "$out/"
+  for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done
 done
 echo "wall $(($(date +%s) - start)) s"
