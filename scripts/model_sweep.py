@@ -140,6 +140,12 @@ class Model:
             return next(c for c in self.exact[key] if c in times)  # walked in rank order
         pred = {c: p for c in times if (p := self.predict(key, c)) is not None}
         v = pred.get("cublas")
+        if v is not None:
+            # --vendor-cap C: the guard's cuBLAS time at most C times its trend;
+            # --vendor-growth G: the guard's cuBLAS time divided by exp(G d), d its nearest row's.
+            vendor_us = v[0] * math.exp(-self.a.vendor_growth * v[1])
+            if self.a.vendor_cap is not None:
+                vendor_us = min(vendor_us, self.a.vendor_cap * self.trend(key[0], "cublas", key))
         def guarded(c):
             if v is None or c == "cublas":
                 return False
@@ -147,7 +153,7 @@ class Model:
             if self.a.far is not None and d > self.a.far:
                 return True  # --far D: no row of the candidate within D, the vendor stays
             spread = self.a.sigmas * math.sqrt(s * s + v[2] * v[2])
-            return not t * math.exp(self.a.growth * d + spread) < v[0]
+            return not t * math.exp(self.a.growth * d + spread) < vendor_us
         return min(pred, key=lambda c: (guarded(c), pred[c][0]))
 
 
@@ -192,6 +198,8 @@ def main():
     ap.add_argument("--sigmas", type=float, default=0)
     ap.add_argument("--prior", type=float, default=None)
     ap.add_argument("--far", type=float, default=None)
+    ap.add_argument("--vendor-cap", type=float, default=None)
+    ap.add_argument("--vendor-growth", type=float, default=0.0)
     ap.add_argument("--k-weight", type=float, default=1.0)
     ap.add_argument("--batch-weight", type=float, default=1.0)
     ap.add_argument("--held-out", action="store_true")
