@@ -10,13 +10,17 @@ and how many are slower than cuBLAS by more than 3%.
 
   scripts/model_sweep.py [--features lbfk] [--neighbours 8] [--power 2] [--offset 0.5]
                          [--form-step 0.5] [--growth 0.05] [--sigmas 0] [--prior D] [--far D]
-                         [--k-weight 1] [--batch-weight 1] [--table T | --held-out]
+                         [--k-weight 1] [--batch-weight 1] [--vendor-cap C]
+                         [--vendor-growth G] [--table T | --held-out]
 
 --features: one letter per trend term: l (launch), b (MB moved), f (GFLOP), k (k / 100),
 i (thousands of items); an empty string predicts from the neighbours' mean time alone.
 --prior D: the trend counts as one more neighbour at distance D. --far D: cuBLAS stays wherever a
 native candidate's nearest row is further than D. --k-weight, --batch-weight: the distance's
 log2 steps of k and of the batch counted that many times (those of m and n once).
+--vendor-cap C: the guard's cuBLAS time at most C times cuBLAS's trend. --vendor-growth G: the
+guard's cuBLAS time divided by exp(G d), d cuBLAS's nearest row's distance (as the natives' are
+multiplied by exp(growth d)).
 --table T: the bench CSVs replayed against T instead of the shipped table.
 --held-out: the two training sets against tables built without them (scripts/h200-tables'
 first steps; built into a temporary folder with build/bin/gemmroute), instead of the bench CSVs

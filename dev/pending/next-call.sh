@@ -37,7 +37,8 @@ echo "card: $gpu"
 start=$(date +%s)
 q=tuning/cuda-quick.spec
 r=bench/results/h200
-steps=(tests)
+campaigns=(cuda-stream-transposed cuda-stream-transposed-b cuda-stream-items-rows
+  cuda-stream-two-rows-rows)
 # git apply inside a repository above the tree would skip the tree's paths silently.
 ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
 if [ "${1:-}" = 18 ]; then
@@ -65,24 +66,19 @@ if [ "${1:-}" = 18b ]; then  # after 18's call: the fused launch's small-side bo
   exit 0
 fi
 if [[ "$gpu" == *H200* ]]; then
-  for name in cuda-stream-transposed cuda-stream-transposed-b cuda-stream-items-rows \
-    cuda-stream-two-rows-rows; do
-    steps+=("shapes:tuning/$name.txt:$q:$r/$name-results.csv:3")
-  done
-  # Each campaign complete in this call is confirmed in it too (README item 1), in the time left.
-  for name in cuda-stream-transposed cuda-stream-transposed-b cuda-stream-items-rows \
-    cuda-stream-two-rows-rows; do
-    steps+=("confirm:tuning/$name.txt:$q:$r/$name-results.csv:$r/$name-confirm.csv:2")
-  done
   # Item 2 (auto and cuBLAS over cuda-small.txt with the shipped table, ~2 min) right after the
   # label: the small-batch target is judged by it and its newest rows are from before the
   # cuda.stream rows; the campaigns take what is left and resume in the next call.
   # `next-call.sh campaigns` (a later call of the same session): the campaigns alone.
-  if [ "${1:-}" = campaigns ]; then
-    steps=("${steps[@]:1}")
-  else
-    steps=(tests bench:bench/shapes/cuda-small.txt "${steps[@]:1}")
-  fi
+  steps=(tests bench:bench/shapes/cuda-small.txt)
+  [ "${1:-}" = campaigns ] && steps=()
+  for name in "${campaigns[@]}"; do
+    steps+=("shapes:tuning/$name.txt:$q:$r/$name-results.csv:3")
+  done
+  # Each campaign complete in this call is confirmed in it too (README item 1), in the time left.
+  for name in "${campaigns[@]}"; do
+    steps+=("confirm:tuning/$name.txt:$q:$r/$name-results.csv:$r/$name-confirm.csv:2")
+  done
   BENCH_CANDIDATES=cublas DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 \
     scripts/gpu-check "$out/g" "${steps[@]}"
 else
@@ -91,8 +87,7 @@ else
     DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 scripts/gpu-check "$out/g" tests sanitize \
     "shapes:$ab.txt:$ab.spec:groups-ab.csv:3"
 fi
-for name in cuda-stream-transposed cuda-stream-transposed-b cuda-stream-items-rows \
-  cuda-stream-two-rows-rows; do
+for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done
 done
 echo "wall $(($(date +%s) - start)) s"
