@@ -10,7 +10,7 @@
 #         twins, which is queue item 0 too; memcheck and racecheck over the twins; the A/B
 #         timing), work that needs no H200 (a same-card campaign would not enter its table).
 #
-#   dev/pending/next-call.sh [18 | 18b | campaigns]
+#   dev/pending/next-call.sh [18 | 18b | split | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
 #                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
 #                                         second call once the label and the bench have run)
@@ -25,6 +25,12 @@
 # 19 built twice, the fused launch's bound for groups of sides up to 40 at 1 GiB (as shipped) and
 # at 32 MiB (such groups over it run their own choice, cuda.stream with 18), `bench --grouped`
 # in each (grouped CSVs under $OUT/a and $OUT/b; ~6 minutes).
+#
+# With `split`, any card: patch 20 (the k-split tile, cuda.stream:v=8:runs=2:ks=4) applied and
+# built, its tests (every form and storage; the other kernels compile to the same SASS) and the
+# no-GPU checks, then the tile timed beside the row tiles and cuBLAS over
+# tuning/cuda-stream-split.txt (f32 N N, n = 8..64 and rectangles; random beta, then beta = 0;
+# ~2 minutes), memcheck and racecheck over its tests last (~6 minutes in all).
 #
 # The campaigns' CSVs come back under $OUT; copy them into bench/results/h200/ before the next
 # call, which then resumes them. A campaign that completes in a call is confirmed in it
@@ -53,6 +59,16 @@ if [ "${1:-}" = 18 ]; then
     "patch:$p/18-stream-items-apart.patch" "patch:$p/19-stream-emulate-items-apart.patch" \
     'gtest:*cuda_stream*:CudaApi.Grouped*:CudaWithoutGpu.*' grouped:100000,1000000 \
     "grouped:65536:$sizes" sanitize
+  echo "wall $(($(date +%s) - start)) s"
+  exit 0
+fi
+if [ "${1:-}" = split ]; then  # any card: patch 20, the k-split tile, checked and timed
+  env "$ceiling" git apply dev/pending/20-stream-split-k.patch || exit 1
+  sp=tuning/cuda-stream-split
+  SANITIZE_FILTER='*ks_4*' DEADLINE=$((start + 560)) STEP_MINUTES=4 timeout 580 \
+    scripts/gpu-check "$out/s" 'gtest:*ks_4*:CudaWithoutGpu.*' \
+    "shapes:$sp.txt:$sp.spec:split-results.csv:2" \
+    "shapes:$sp.txt:$sp-beta0.spec:split-beta0-results.csv:2" sanitize
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
