@@ -26,11 +26,11 @@
 # at 32 MiB (such groups over it run their own choice, cuda.stream with 18), `bench --grouped`
 # in each (grouped CSVs under $OUT/a and $OUT/b; ~6 minutes).
 #
-# With `split`, any card: patch 20 (the k-split tile, cuda.stream:v=8:runs=2:ks=4) applied and
-# built, its tests (every form and storage; the other kernels compile to the same SASS) and the
-# no-GPU checks, then the tile timed beside the row tiles and cuBLAS over
-# tuning/cuda-stream-split.txt (f32 N N, n = 8..64 and rectangles; random beta, then beta = 0;
-# ~2 minutes), memcheck and racecheck over its tests last (~6 minutes in all).
+# With `split`, any card: patch 20 (the k-split tiles, cuda.stream:v=8:runs=2:ks=4 for f32 and
+# ks=2 for c32) applied and built, their tests (every form and storage; the other kernels compile
+# to the same SASS) and the no-GPU checks, then the tiles timed beside the row tiles and cuBLAS
+# over tuning/cuda-stream-split.txt (f32 and c32 N N, n = 8..64 and rectangles; random beta, then
+# beta = 0; ~2-3 minutes), memcheck and racecheck over their tests last (~7 minutes in all).
 #
 # The campaigns' CSVs come back under $OUT; copy them into bench/results/h200/ before the next
 # call, which then resumes them. A campaign that completes in a call is confirmed in it
@@ -62,11 +62,11 @@ if [ "${1:-}" = 18 ]; then
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
-if [ "${1:-}" = split ]; then  # any card: patch 20, the k-split tile, checked and timed
+if [ "${1:-}" = split ]; then  # any card: patch 20, the k-split tiles, checked and timed
   env "$ceiling" git apply dev/pending/20-stream-split-k.patch || exit 1
   sp=tuning/cuda-stream-split
-  SANITIZE_FILTER='*ks_4*' DEADLINE=$((start + 560)) STEP_MINUTES=4 timeout 580 \
-    scripts/gpu-check "$out/s" 'gtest:*ks_4*:CudaWithoutGpu.*' \
+  SANITIZE_FILTER='*ks_*' DEADLINE=$((start + 560)) STEP_MINUTES=4 timeout 580 \
+    scripts/gpu-check "$out/s" 'gtest:*ks_*:CudaWithoutGpu.*' \
     "shapes:$sp.txt:$sp.spec:split-results.csv:2" \
     "shapes:$sp.txt:$sp-beta0.spec:split-beta0-results.csv:2" sanitize
   echo "wall $(($(date +%s) - start)) s"
