@@ -2,15 +2,16 @@
 # The device queue's next call (dev/pending/README.md, "The device queue"), chosen by the card
 # that came, so that a call is never spent on work the card cannot do for us:
 #
-#   H200: queue item 0 (the whole `gpu` label), item 2's bench (auto and cuBLAS over
-#         cuda-small.txt) and item 1's campaigns: the transposed rows, the
-#         item tiles' and the two-row tiles' lattice keys measured again with every candidate
-#         (tune --shapes, tuning/cuda-quick.spec), each resumable and stopped in time;
+#   H200: queue item 0 (the whole `gpu` label) and items 1b and 1's campaigns: exact rows at
+#         cuda-small.txt's keys from n = 20 on, the transposed rows, the item tiles' and the
+#         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
+#         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
+#         2026-12-06 and runs again once scripts/h200-tables has merged them);
 #   other cards (an H100): patch 16 in an A/B build (the whole `gpu` label with its `:ab=1`
 #         twins, which is queue item 0 too; memcheck and racecheck over the twins; the A/B
 #         timing), work that needs no H200 (a same-card campaign would not enter its table).
 #
-#   dev/pending/next-call.sh [18 | 18b | split | campaigns]
+#   dev/pending/next-call.sh [18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
 #                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
 #                                         second call once the label and the bench have run)
@@ -26,12 +27,6 @@
 # at 32 MiB (such groups over it run their own choice, cuda.stream with 18), `bench --grouped`
 # in each (grouped CSVs under $OUT/a and $OUT/b; ~6 minutes).
 #
-# With `split`, any card: patch 20 (the k-split tiles, cuda.stream:v=8:runs=2:ks=4 for f32 and
-# ks=2 for c32) applied and built, their tests (every form and storage; the other kernels compile
-# to the same SASS) and the no-GPU checks, then the tiles timed beside the row tiles and cuBLAS
-# over tuning/cuda-stream-split.txt (f32 and c32 N N, n = 8..64 and rectangles; random beta, then
-# beta = 0; ~2-3 minutes), memcheck and racecheck over their tests last (~7 minutes in all).
-#
 # The campaigns' CSVs come back under $OUT; copy them into bench/results/h200/ before the next
 # call, which then resumes them. A campaign that completes in a call is confirmed in it
 # (`<name>-confirm.csv`, beside it, resumable too); once all four are confirmed, run
@@ -43,7 +38,7 @@ echo "card: $gpu"
 start=$(date +%s)
 q=tuning/cuda-quick.spec
 r=bench/results/h200
-campaigns=(cuda-stream-transposed cuda-stream-transposed-b cuda-stream-items-rows
+campaigns=(cuda-small-rows cuda-stream-transposed cuda-stream-transposed-b cuda-stream-items-rows
   cuda-stream-two-rows-rows)
 # git apply inside a repository above the tree would skip the tree's paths silently.
 ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
@@ -62,16 +57,6 @@ if [ "${1:-}" = 18 ]; then
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
-if [ "${1:-}" = split ]; then  # any card: patch 20, the k-split tiles, checked and timed
-  env "$ceiling" git apply dev/pending/20-stream-split-k.patch || exit 1
-  sp=tuning/cuda-stream-split
-  SANITIZE_FILTER='*ks_*' DEADLINE=$((start + 560)) STEP_MINUTES=4 timeout 580 \
-    scripts/gpu-check "$out/s" 'gtest:*ks_*:CudaWithoutGpu.*' \
-    "shapes:$sp.txt:$sp.spec:split-results.csv:2" \
-    "shapes:$sp.txt:$sp-beta0.spec:split-beta0-results.csv:2" sanitize
-  echo "wall $(($(date +%s) - start)) s"
-  exit 0
-fi
 if [ "${1:-}" = 18b ]; then  # after 18's call: the fused launch's small-side bound with 18 in
   for n in 16 17 18 19; do env "$ceiling" git apply dev/pending/$n-*.patch || exit 1; done
   DEADLINE=$((start + 560)) timeout 580 scripts/gpu-check "$out/a" grouped
@@ -82,11 +67,12 @@ if [ "${1:-}" = 18b ]; then  # after 18's call: the fused launch's small-side bo
   exit 0
 fi
 if [[ "$gpu" == *H200* ]]; then
-  # Item 2 (auto and cuBLAS over cuda-small.txt with the shipped table, ~2 min) right after the
-  # label: the small-batch target is judged by it and its newest rows are from before the
-  # cuda.stream rows; the campaigns take what is left and resume in the next call.
-  # `next-call.sh campaigns` (a later call of the same session): the campaigns alone.
-  steps=(tests bench:bench/shapes/cuda-small.txt)
+  # The campaigns after the label take what is left and resume in the next call. Item 2 (auto
+  # and cuBLAS over cuda-small.txt, ~75 s) ran on 2026-12-06 with the shipped table; it runs
+  # again (BENCH_CANDIDATES=cublas scripts/gpu-check OUT bench:bench/shapes/cuda-small.txt) once
+  # the campaigns are merged. `next-call.sh campaigns` (a later call of the same session): the
+  # campaigns alone.
+  steps=(tests)
   [ "${1:-}" = campaigns ] && steps=()
   for name in "${campaigns[@]}"; do
     steps+=("shapes:tuning/$name.txt:$q:$r/$name-results.csv:3")

@@ -12,10 +12,11 @@ root=$(cd "$1" && pwd) scratch=$(mkdir -p "$2" && cd "$2" && pwd) nvcc=${3:-}
 rm -rf "$scratch" && mkdir -p "$scratch"
 # `order` applies to the tree in this order, one patch on top of the other (tests/tools/
 # ab_configure.sh builds its kernel patches beside the shipped ones); `apart` is a second chain,
-# applied to the tree alone: changes that both edit the same lines of stream.cu, so whichever
-# lands first, the other chain is rebased on it.
+# applied to the tree alone, for changes that edit the same lines as `order`'s (whichever lands
+# first, the other chain is rebased on it). None waits apart now (20 and 21, the k-split tiles,
+# were measured and dropped on 2026-12-06).
 order=(05 16 17 18 19)
-apart=(20 21)
+apart=()
 shopt -s nullglob
 patches=("$root"/dev/pending/[0-9][0-9]-*.patch)
 [ ${#patches[@]} -gt 0 ] || { echo "ok: no pending patches"; exit 0; }
