@@ -45,12 +45,8 @@ ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
 if [ "${1:-}" = 18 ]; then
   p=dev/pending
   sizes=2,4,8,12,16,24,32,40,48,64  # pointer-array batches of one size, 65,536 items each
-  # 16 and 17 go in without a build of their own (18's rebuilds them with it): the grouped CSVs
-  # are grouped-base.csv and grouped-18_19.csv.
   SANITIZE_FILTER='*cuda_stream*' DEADLINE=$((start + 560)) STEP_MINUTES=4 timeout 580 \
     scripts/gpu-check "$out/g" grouped:100000,1000000 "grouped:65536:$sizes" \
-    "cmd:env+$ceiling+git+apply+$p/16-stream-small-batch-groups.patch" \
-    "cmd:env+$ceiling+git+apply+$p/17-stream-emulate-small-batch-groups.patch" \
     "patch:$p/18-stream-items-apart.patch" "patch:$p/19-stream-emulate-items-apart.patch" \
     'gtest:*cuda_stream*:CudaApi.Grouped*:CudaWithoutGpu.*' grouped:100000,1000000 \
     "grouped:65536:$sizes" sanitize
@@ -58,7 +54,7 @@ if [ "${1:-}" = 18 ]; then
   exit 0
 fi
 if [ "${1:-}" = 18b ]; then  # after 18's call: the fused launch's small-side bound with 18 in
-  for n in 16 17 18 19; do env "$ceiling" git apply dev/pending/$n-*.patch || exit 1; done
+  for n in 18 19; do env "$ceiling" git apply dev/pending/$n-*.patch || exit 1; done
   DEADLINE=$((start + 560)) timeout 580 scripts/gpu-check "$out/a" grouped
   f=-DGEMMROUTE_FUSED_SMALL_GROUP_MIB=32
   CXXFLAGS=$f CUDAFLAGS=$f BUILD=build-small32 DEADLINE=$((start + 560)) timeout 580 \
