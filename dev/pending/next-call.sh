@@ -7,23 +7,28 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): patch 16 in an A/B build (the whole `gpu` label with its `:ab=1`
-#         twins, which is queue item 0 too; memcheck and racecheck over the twins; the A/B
-#         timing), work that needs no H200 (a same-card campaign would not enter its table).
+#   other cards (an H100): the `tf32` call below, work that needs no H200 (a same-card campaign
+#         would not enter its table).
 #
-#   dev/pending/next-call.sh [18 | 18b | campaigns]
+#   dev/pending/next-call.sh [tf32 | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
 #                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
 #                                         second call once the label and the bench have run)
 #
+# With `tf32`, any card: patch 22 (`cuda.stream:tf32x3=16`, `=32`; tested, sanitized and timed
+# on an H100 on 2026-12-06: 0.51-0.97x the row tiles) applied and built, its tests again (quick
+# shapes), then ncu (scripts/profile-small) of `tf32x3=32` and `v=4` at f32 64^3 and `tf32x3=16`
+# at f32 48^3 and c32 64^3: what bounds the TF32 tiles, before a second version (~5 minutes on
+# a fresh machine; dev/pending/README.md, "22").
+#
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
-# 16 to 19 applied (16 and 17 come first in the order) and built, the tests of what 18 touches
+# 22, 23, 18 and 19 applied (18 is written on top of 22) and built, the tests of what 18 touches
 # (every cuda.stream candidate, the grouped API, the no-GPU checks), `bench --grouped` again
 # (and `--sizes`: pointer-array batches of one size, 65,536 items, before and after), and
 # memcheck and racecheck over the cuda.stream tests last (quick shapes), so the timing comes back
-# even where the sanitizers are cut short (~9 minutes). With `18b`, after it: the tree with 16 to
-# 19 built twice, the fused launch's bound for groups of sides up to 40 at 1 GiB (as shipped) and
+# even where the sanitizers are cut short (~9 minutes). With `18b`, after it: the tree with 22, 23,
+# 18 and 19 built twice, the fused launch's bound for groups of sides up to 40 at 1 GiB (as shipped) and
 # at 32 MiB (such groups over it run their own choice, cuda.stream with 18), `bench --grouped`
 # in each (grouped CSVs under $OUT/a and $OUT/b; ~6 minutes).
 #
@@ -42,11 +47,22 @@ campaigns=(cuda-small-rows cuda-stream-transposed cuda-stream-transposed-b cuda-
   cuda-stream-two-rows-rows)
 # git apply inside a repository above the tree would skip the tree's paths silently.
 ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
+if [ "${1:-}" = tf32 ]; then
+  env "$ceiling" git apply dev/pending/22-stream-tf32x3-tiles.patch || exit 1
+  STEP_MINUTES=4 timeout 300 scripts/gpu-check "$out/x" 'gtestq:*tf32x3*' &&
+    timeout 240 scripts/profile-small "$out/p" "f32 64 cuda.stream:tf32x3=32" \
+      "f32 64 cuda.stream:v=4" "f32 48 cuda.stream:tf32x3=16" "c32 64 cuda.stream:tf32x3=16"
+  tar czf "$out/profiles.tgz" -C "$out" p && rm -rf "$out/p"  # few files come back a call
+  echo "wall $(($(date +%s) - start)) s"
+  exit 0
+fi
 if [ "${1:-}" = 18 ]; then
   p=dev/pending
   sizes=2,4,8,12,16,24,32,40,48,64  # pointer-array batches of one size, 65,536 items each
   SANITIZE_FILTER='*cuda_stream*' DEADLINE=$((start + 560)) STEP_MINUTES=4 timeout 580 \
     scripts/gpu-check "$out/g" grouped:100000,1000000 "grouped:65536:$sizes" \
+    "cmd:env+$ceiling+git+apply+$p/22-stream-tf32x3-tiles.patch" \
+    "cmd:env+$ceiling+git+apply+$p/23-stream-emulate-tf32x3.patch" \
     "patch:$p/18-stream-items-apart.patch" "patch:$p/19-stream-emulate-items-apart.patch" \
     'gtest:*cuda_stream*:CudaApi.Grouped*:CudaWithoutGpu.*' grouped:100000,1000000 \
     "grouped:65536:$sizes" sanitize
@@ -54,7 +70,7 @@ if [ "${1:-}" = 18 ]; then
   exit 0
 fi
 if [ "${1:-}" = 18b ]; then  # after 18's call: the fused launch's small-side bound with 18 in
-  for n in 18 19; do env "$ceiling" git apply dev/pending/$n-*.patch || exit 1; done
+  for n in 22 23 18 19; do env "$ceiling" git apply dev/pending/$n-*.patch || exit 1; done
   DEADLINE=$((start + 560)) timeout 580 scripts/gpu-check "$out/a" grouped
   f=-DGEMMROUTE_FUSED_SMALL_GROUP_MIB=32
   CXXFLAGS=$f CUDAFLAGS=$f BUILD=build-small32 DEADLINE=$((start + 560)) timeout 580 \
@@ -80,10 +96,7 @@ if [[ "$gpu" == *H200* ]]; then
   BENCH_CANDIDATES=cublas DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 \
     scripts/gpu-check "$out/g" "${steps[@]}"
 else
-  ab=tuning/cuda-stream-groups-ab
-  AB_PATCHES=dev/pending/16-stream-small-batch-groups.patch SANITIZE_FILTER='*cuda_stream*ab_1*' \
-    DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 scripts/gpu-check "$out/g" tests sanitize \
-    "shapes:$ab.txt:$ab.spec:groups-ab.csv:3"
+  exec "$0" tf32
 fi
 for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done
