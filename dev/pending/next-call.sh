@@ -15,11 +15,12 @@
 #                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
 #                                         second call once the label and the bench have run)
 #
-# With `tf32`, any card: patch 22 (`cuda.stream:tf32x3=16`, `=32`; tested, sanitized and timed
-# on an H100 on 2026-12-06: 0.51-0.97x the row tiles) applied and built, its tests again (quick
-# shapes), then ncu (scripts/profile-small) of `tf32x3=32` and `v=4` at f32 64^3 and `tf32x3=16`
-# at f32 48^3 and c32 64^3: what bounds the TF32 tiles, before a second version (~5 minutes on
-# a fresh machine; dev/pending/README.md, "22").
+# With `tf32`, any card: patch 22 (`cuda.stream:tf32x3=16`, `=32`, the second version: elements
+# split once a group into pairs; the first, 0.51-0.97x the row tiles on an H100, is in git at
+# 293926d) applied and built, its 16 tests, `tune --shapes tuning/cuda-stream-tf32.txt` against
+# the row tiles and cuBLAS in one process, ncu (scripts/profile-small) of `tf32x3=32` and `v=4`
+# at f32 64^3, then memcheck and racecheck over its tests (quick shapes), so the timing comes
+# back even where the sanitizers are cut short (~6 minutes on a fresh machine).
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
@@ -49,10 +50,12 @@ campaigns=(cuda-small-rows cuda-stream-transposed cuda-stream-transposed-b cuda-
 ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
 if [ "${1:-}" = tf32 ]; then
   env "$ceiling" git apply dev/pending/22-stream-tf32x3-tiles.patch || exit 1
-  STEP_MINUTES=4 timeout 300 scripts/gpu-check "$out/x" 'gtestq:*tf32x3*' &&
-    timeout 240 scripts/profile-small "$out/p" "f32 64 cuda.stream:tf32x3=32" \
-      "f32 64 cuda.stream:v=4" "f32 48 cuda.stream:tf32x3=16" "c32 64 cuda.stream:tf32x3=16"
+  STEP_MINUTES=4 timeout 300 scripts/gpu-check "$out/x" 'gtest:*tf32x3*' \
+    shapes:tuning/cuda-stream-tf32.txt:tuning/cuda-stream-tf32.spec:tf32.csv:2 &&
+    timeout 120 scripts/profile-small "$out/p" "f32 64 cuda.stream:tf32x3=32" \
+      "f32 64 cuda.stream:v=4"
   tar czf "$out/profiles.tgz" -C "$out" p && rm -rf "$out/p"  # few files come back a call
+  SANITIZE_FILTER='*tf32x3*' STEP_MINUTES=3 timeout 200 scripts/gpu-check "$out/s" sanitize
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
