@@ -7,29 +7,26 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): the `tf32` call below, work that needs no H200 (a same-card campaign
+#   other cards (an H100): the `label` call below, work that needs no H200 (a same-card campaign
 #         would not enter its table).
 #
-#   dev/pending/next-call.sh [tf32 | 18 | 18b | campaigns]
+#   dev/pending/next-call.sh [label | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
 #                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
 #                                         second call once the label and the bench have run)
 #
-# With `tf32`, any card: patch 22 (`cuda.stream:tf32x3=16`, `=32`, the second version: elements
-# split once a group into pairs; the first, 0.51-0.97x the row tiles on an H100, is in git at
-# 293926d) applied and built, its 16 tests, `tune --shapes tuning/cuda-stream-tf32.txt` against
-# the row tiles and cuBLAS in one process, ncu (scripts/profile-small) of `tf32x3=32` and `v=4`
-# at f32 64^3, then memcheck and racecheck over its tests (quick shapes), so the timing comes
-# back even where the sanitizers are cut short (~6 minutes on a fresh machine).
+# With `label`, any card: queue item 0, the whole `gpu` label on the tree as it is, then memcheck
+# and racecheck over the `cuda.reg` tests (the 256 x 128 tile, landed on 2026-12-06 on the tests
+# of what it touches, has not run under the whole label yet; ~4 minutes on a fresh machine).
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
-# 22, 23, 18 and 19 applied (18 is written on top of 22) and built, the tests of what 18 touches
+# 18 and 19 applied and built, the tests of what 18 touches
 # (every cuda.stream candidate, the grouped API, the no-GPU checks), `bench --grouped` again
 # (and `--sizes`: pointer-array batches of one size, 65,536 items, before and after), and
 # memcheck and racecheck over the cuda.stream tests last (quick shapes), so the timing comes back
-# even where the sanitizers are cut short (~9 minutes). With `18b`, after it: the tree with 22, 23,
-# 18 and 19 built twice, the fused launch's bound for groups of sides up to 40 at 1 GiB (as shipped) and
+# even where the sanitizers are cut short (~9 minutes). With `18b`, after it: the tree with 18 and
+# 19 built twice, the fused launch's bound for groups of sides up to 40 at 1 GiB (as shipped) and
 # at 32 MiB (such groups over it run their own choice, cuda.stream with 18), `bench --grouped`
 # in each (grouped CSVs under $OUT/a and $OUT/b; ~6 minutes).
 #
@@ -48,14 +45,9 @@ campaigns=(cuda-small-rows cuda-stream-transposed cuda-stream-transposed-b cuda-
   cuda-stream-two-rows-rows)
 # git apply inside a repository above the tree would skip the tree's paths silently.
 ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
-if [ "${1:-}" = tf32 ]; then
-  env "$ceiling" git apply dev/pending/22-stream-tf32x3-tiles.patch || exit 1
-  STEP_MINUTES=4 timeout 300 scripts/gpu-check "$out/x" 'gtest:*tf32x3*' \
-    shapes:tuning/cuda-stream-tf32.txt:tuning/cuda-stream-tf32.spec:tf32.csv:2 &&
-    timeout 120 scripts/profile-small "$out/p" "f32 64 cuda.stream:tf32x3=32" \
-      "f32 64 cuda.stream:v=4"
-  tar czf "$out/profiles.tgz" -C "$out" p && rm -rf "$out/p"  # few files come back a call
-  SANITIZE_FILTER='*tf32x3*' STEP_MINUTES=3 timeout 200 scripts/gpu-check "$out/s" sanitize
+if [ "${1:-}" = label ]; then
+  SANITIZE_FILTER='*cuda_reg*:CudaRegBig.*:CudaRegSplit.*' DEADLINE=$((start + 560)) \
+    STEP_MINUTES=6 timeout 580 scripts/gpu-check "$out/g" tests sanitize
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
@@ -64,8 +56,6 @@ if [ "${1:-}" = 18 ]; then
   sizes=2,4,8,12,16,24,32,40,48,64  # pointer-array batches of one size, 65,536 items each
   SANITIZE_FILTER='*cuda_stream*' DEADLINE=$((start + 560)) STEP_MINUTES=4 timeout 580 \
     scripts/gpu-check "$out/g" grouped:100000,1000000 "grouped:65536:$sizes" \
-    "cmd:env+$ceiling+git+apply+$p/22-stream-tf32x3-tiles.patch" \
-    "cmd:env+$ceiling+git+apply+$p/23-stream-emulate-tf32x3.patch" \
     "patch:$p/18-stream-items-apart.patch" "patch:$p/19-stream-emulate-items-apart.patch" \
     'gtest:*cuda_stream*:CudaApi.Grouped*:CudaWithoutGpu.*' grouped:100000,1000000 \
     "grouped:65536:$sizes" sanitize
@@ -73,7 +63,7 @@ if [ "${1:-}" = 18 ]; then
   exit 0
 fi
 if [ "${1:-}" = 18b ]; then  # after 18's call: the fused launch's small-side bound with 18 in
-  for n in 22 23 18 19; do env "$ceiling" git apply dev/pending/$n-*.patch || exit 1; done
+  for n in 18 19; do env "$ceiling" git apply dev/pending/$n-*.patch || exit 1; done
   DEADLINE=$((start + 560)) timeout 580 scripts/gpu-check "$out/a" grouped
   f=-DGEMMROUTE_FUSED_SMALL_GROUP_MIB=32
   CXXFLAGS=$f CUDAFLAGS=$f BUILD=build-small32 DEADLINE=$((start + 560)) timeout 580 \
@@ -99,7 +89,7 @@ if [[ "$gpu" == *H200* ]]; then
   BENCH_CANDIDATES=cublas DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 \
     scripts/gpu-check "$out/g" "${steps[@]}"
 else
-  exec "$0" tf32
+  exec "$0" label
 fi
 for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done

@@ -35,6 +35,7 @@ class CudaBackend final : public Backend {
     for (const Candidate* c : small_candidates()) candidates_.push_back(c);
     for (const Candidate* c : stream_candidates()) candidates_.push_back(c);
     candidates_.push_back(&reg_candidate());
+    candidates_.push_back(&reg_big_candidate());
     candidates_.push_back(&wide_candidate());
     candidates_.push_back(&tiled_candidate());
     candidates_.push_back(&direct_candidate());
@@ -160,6 +161,7 @@ std::span<const Candidate* const> ab_candidates() {
 #endif
 #ifdef GEMMROUTE_AB_REG
     out.push_back(&reg_candidate_ab());
+    out.push_back(&reg_big_candidate_ab());
     out.push_back(&wide_candidate_ab());
 #endif
     return out;

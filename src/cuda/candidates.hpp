@@ -13,11 +13,12 @@ namespace gemmroute::cuda {
 
 class CudaExec;
 
-const Candidate& direct_candidate();  // cuda.direct: one thread per element of C, the last resort
-const Candidate& tiled_candidate();   // cuda.tiled: 16 x 16 shared-memory tiles
-const Candidate& cublas_candidate();  // cublas: cuBLAS's batched GEMMs, the vendor
-const Candidate& reg_candidate();     // cuda.reg: 128 x 128 x 8 register tiles, f32
-const Candidate& wide_candidate();    // cuda.wide: 64 x 64 x 8 register tiles, f64 c32 c64
+const Candidate& direct_candidate();   // cuda.direct: one thread per element of C, the last resort
+const Candidate& tiled_candidate();    // cuda.tiled: 16 x 16 shared-memory tiles
+const Candidate& cublas_candidate();   // cublas: cuBLAS's batched GEMMs, the vendor
+const Candidate& reg_candidate();      // cuda.reg: 128 x 128 x 8 register tiles, f32
+const Candidate& reg_big_candidate();  // cuda.reg: 256 x 128 x 8, 8 x 16 a thread, f32
+const Candidate& wide_candidate();     // cuda.wide: 64 x 64 x 8 register tiles, f64 c32 c64
 
 // A grouped call's groups in order (cublas.cpp): the groups the grouped kernel may take run in
 // one launch per scalar and size class (cuda.grouped); of the rest, consecutive groups that all
@@ -92,8 +93,9 @@ std::span<const Candidate* const> stream_candidates();
 // take them after the rest, so the patched kernels are tested and timed beside the shipped ones.
 std::span<const Candidate* const> ab_candidates();
 std::span<const Candidate* const> stream_candidates_ab();
-// The patched copy of reg.cu in an A/B build (cuda.reg and cuda.wide `:ab=1`).
+// The patched copy of reg.cu in an A/B build (cuda.reg, both tiles, and cuda.wide `:ab=1`).
 const Candidate& reg_candidate_ab();
+const Candidate& reg_big_candidate_ab();
 const Candidate& wide_candidate_ab();
 // The patched copy of small.cu in an A/B build (cuda.small `:ab=1`, and its grouped launch).
 std::span<const Candidate* const> small_candidates_ab();

@@ -1,4 +1,5 @@
-// cuda.reg:m=128:n=128:k=8:t=8 (f32) and cuda.wide:m=64:n=64:k=8:t=4 (f64, c32, c64):
+// cuda.reg:m=128:n=128:k=8:t=8 and :m=256:n=128:k=8:t=8x16 (f32), cuda.wide:m=64:n=64:k=8:t=4
+// (f64, c32, c64):
 // register-tiled GEMM for mid and large items, every form, any size, ld and alignment.
 //
 // cuda.reg (f32). A block of 256 threads computes a 128 x 128 tile of one item's C; each
@@ -27,9 +28,12 @@
 // splits k into chunks (sgemm_split): each chunk's sums go to the candidates' workspace and a
 // second kernel adds them in chunk order, so the bits depend on the shape and the GPU only.
 //
-// Instantiations: 20 kernels (cuda.reg: 2 forms of A x 2 of B x 16-byte or element loads x
-// whole or split k, 12 of them copying asynchronously, and the chunks' sum; cuda.wide: one per
-// scalar).
+// cuda.reg:m=256:n=128:k=8:t=8x16 (f32): every call on 256 x 128 tiles, 8 x 16 a thread, one
+// block a multiprocessor, both operands by 4-byte asynchronous copies (see "the large tile").
+//
+// Instantiations: 24 kernels (cuda.reg 128 x 128: 2 forms of A x 2 of B x 16-byte or element
+// loads x whole or split k, 12 of them copying asynchronously, and the chunks' sum; 256 x 128:
+// one a form; cuda.wide: one per scalar).
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
@@ -618,6 +622,215 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
   }
 }
 
+// ---- cuda.reg:m=256:n=128:k=8:t=8x16 (f32): the large tile --------------------------------
+//
+// cuBLAS's own design for large SGEMM on this GPU (a CUTLASS SIMT kernel, profiled:
+// bench/results/h100-ab-2026-12-06/README.md). A block of 256 threads computes a 256 x 128 tile
+// of C with its whole k, each thread 8 x 16 of it (2 x 4 blocks of 4 x 4): 128 multiply-adds for
+// six 16-byte shared loads a k step, where the 128 x 128 tile's 8 x 8 does 64 for four. The eight
+// warps split the tile 4 (m) x 2 (n), 64 x 64 each, lanes 8 (m) x 4 (n) as in the 128 x 128
+// tile. Both operands are copied asynchronously element by element (4-byte cp.async, whatever
+// the form, ld or alignment) into four stages of 8 k: a thread's 12 copies a slab against its
+// 1,024 multiply-adds. The copies' lanes run along the operand's stored column, so a warp reads
+// consecutive words; an operand whose columns run along k is written into the stage [k][r]
+// across eight rows 4 mod 32 words long, so the warp's 32 stores meet each bank once. A slab's
+// last k step waits for the next slab, passes the barrier and loads the next slab's first
+// fragments before its own multiply-adds, so no warp waits on a shared load at a slab's start;
+// the next slab's first step refills the stage the last one left (four slabs in flight). One
+// block a multiprocessor (up to 255 registers). No split k: where its tiles are few, the
+// 128 x 128 member is the one to run (the table decides by measurement).
+constexpr int kBigM = 256, kBigN = 128, kBigSlab = 8, kBigStages = 4;
+constexpr int kBigStageWords = kBigSlab * ((kBigM + 4) + (kBigN + 4));
+constexpr std::size_t kBigShared = std::size_t{kBigStages} * kBigStageWords * sizeof(float);
+
+// One operand's share of a slab: R rows (r along m for A, along n for B) by 8 of k, staged as
+// xs[q][r] with rows R + 4 long. kRowsRun: the stored columns run along r (A in N, B in T),
+// X(r, q) = x[r + q ld], and thread t's copy c takes element e = t + 256 c of the slab at r =
+// e % R, q = e / R; else they run along q (A in T, B in N), X(r, q) = x[q + r ld], q = e % 8,
+// r = e / 8. Either way copy c is copy 0 moved by c (kDr, kDq): its place in the stage is a
+// constant offset from copy 0's, its source a fixed step further.
+template <bool kRowsRun, int R>
+struct BigStager {
+  static constexpr int kCopies = R * kBigSlab / kThreads;
+  static constexpr int kPitch = R + 4;
+  static constexpr int kDr = kRowsRun ? 0 : kThreads / kBigSlab;
+  static constexpr int kDq = kRowsRun ? kThreads / R : 0;
+  static constexpr int kDst = kDq * kPitch + kDr;  // from copy c's place to copy c + 1's
+  static_assert(kRowsRun ? kThreads % R == 0 : R % kDr == 0, "whole copies");
+  const float* next;       // copy 0's element in the next slab
+  std::int64_t step;       // from copy c's element to copy c + 1's
+  std::int64_t slab_step;  // from one slab's to the next
+  int dst;                 // copy 0's place in a stage
+  int q;                   // copy 0's q
+  unsigned inside;         // bit c: copy c's r is inside the operand
+
+  // x: the item; r0: the tile's first r; extent: the operand's along r.
+  __device__ void begin(const float* x, std::int64_t ld, std::int64_t r0, std::int64_t extent,
+                        int t) {
+    const int r = kRowsRun ? t % R : t / kBigSlab;
+    q = kRowsRun ? t / R : t % kBigSlab;
+    dst = q * kPitch + r;
+    next = kRowsRun ? x + (r0 + r) + q * ld : x + q + (r0 + r) * ld;
+    step = kRowsRun ? kDq * ld : kDr * ld;
+    slab_step = kRowsRun ? kBigSlab * ld : kBigSlab;
+    inside = 0;
+#pragma unroll
+    for (int c = 0; c < kCopies; ++c) {
+      if (r0 + r + c * kDr < extent) inside |= 1u << c;
+    }
+  }
+  // Copies the slab at q0 (the one after the last issued) into xs; k: the extent along q.
+  // Where all of the thread's copies lie inside the operand they go unguarded; elsewhere the
+  // elements outside are zeros stored directly.
+  __device__ void issue(float* xs, std::int64_t q0, std::int64_t k) {
+    float* const d = xs + dst;
+    const float* src = next;
+    if (inside == (1u << kCopies) - 1 && q0 + kBigSlab <= k) {
+#pragma unroll
+      for (int c = 0; c < kCopies; ++c, src += step) copy_async<4>(d + c * kDst, src);
+    } else {
+      const int left = static_cast<int>(min(k - q0, std::int64_t{kBigSlab}));  // q below it
+#pragma unroll
+      for (int c = 0; c < kCopies; ++c, src += step) {
+        if (((inside >> c) & 1) && q + c * kDq < left) {
+          copy_async<4>(d + c * kDst, src);
+        } else {
+          d[c * kDst] = 0.f;
+        }
+      }
+    }
+    next += slab_step;
+  }
+};
+
+// A k step's fragments of the thread's rows and columns from a stage (as, bs; step q).
+__device__ __forceinline__ void big_fragments(const float* as, const float* bs, int q, int row0,
+                                              int col0, float (&x)[8], float (&y)[16]) {
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+    const float4 g = *reinterpret_cast<const float4*>(as + q * (kBigM + 4) + row0 + s * 32);
+    x[s * 4] = g.x, x[s * 4 + 1] = g.y, x[s * 4 + 2] = g.z, x[s * 4 + 3] = g.w;
+  }
+#pragma unroll
+  for (int s = 0; s < 4; ++s) {
+    const float4 g = *reinterpret_cast<const float4*>(bs + q * (kBigN + 4) + col0 + s * 16);
+    y[s * 4] = g.x, y[s * 4 + 1] = g.y, y[s * 4 + 2] = g.z, y[s * 4 + 3] = g.w;
+  }
+}
+
+// kTa, kTb: op(A), op(B) is the transpose (a real C is folded into T). The whole k, straight
+// into C (16 bytes at a time where vec_c: m a multiple of 4, C's base, ld and stride 16-byte
+// multiples).
+template <bool kTa, bool kTb>
+__global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, bool vec_c) {
+  extern __shared__ __align__(16) float staged[];  // [kBigStages][A's 8 x 260, B's 8 x 132]
+  auto a_stage = [&](std::int64_t slab) {
+    return staged + static_cast<int>(slab % kBigStages) * kBigStageWords;
+  };
+  auto b_stage = [&](std::int64_t slab) { return a_stage(slab) + kBigSlab * (kBigM + 4); };
+  BigStager<!kTa, kBigM> sa;  // A(i, q): stored columns along i when N
+  BigStager<kTb, kBigN> sb;   // B(q, j) = X(j, q): stored columns along j when T
+
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  // The thread's rows: (warp % 4) 64 + s 32 + (lane % 8) 4 + (0..3), s < 2; its columns:
+  // (warp / 4) 64 + s 16 + (lane / 8) 4 + (0..3), s < 4. acc[u][v]: row u / 4, u % 4 of those
+  // and column v / 4, v % 4.
+  const int row0 = (warp % 4) * 64 + (lane % 8) * 4, col0 = (warp / 4) * 64 + (lane / 8) * 4;
+  const std::int64_t tiles_m = (p.m + kBigM - 1) / kBigM;
+  const std::int64_t tiles = tiles_m * ((p.n + kBigN - 1) / kBigN);
+  const int slabs = static_cast<int>((p.k + kBigSlab - 1) / kBigSlab);  // k < 2^31 (can_run)
+  for (std::int64_t item = blockIdx.z; item < p.batch; item += gridDim.z) {
+    for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      const std::int64_t i0 = (tile % tiles_m) * kBigM, j0 = (tile / tiles_m) * kBigN;
+      float acc[8][16];
+#pragma unroll
+      for (int u = 0; u < 8; ++u)
+#pragma unroll
+        for (int v = 0; v < 16; ++v) acc[u][v] = 0.f;
+
+      sa.begin(p.a.item(item), p.a.ld, i0, p.m, t);
+      sb.begin(p.b.item(item), p.b.ld, j0, p.n, t);
+#pragma unroll
+      for (int slab = 0; slab < kBigStages; ++slab) {  // a copy group each, empty past k
+        if (slab < slabs) {
+          sa.issue(a_stage(slab), slab * kBigSlab, p.k);
+          sb.issue(b_stage(slab), slab * kBigSlab, p.k);
+        }
+        commit_copies();
+      }
+      wait_copies<kBigStages - 1>();  // slab 0 has landed, for everyone after the barrier
+      __syncthreads();
+      // Fragments double-buffered in registers: step q + 1's loads before step q's products.
+      float x[2][8], y[2][16];
+      big_fragments(staged, staged + kBigSlab * (kBigM + 4), 0, row0, col0, x[0], y[0]);
+      int stage = 0;  // slab % kBigStages
+      for (int slab = 0; slab < slabs; ++slab) {
+        const float* as = staged + stage * kBigStageWords;
+        const float* bs = as + kBigSlab * (kBigM + 4);
+        const int next = stage + 1 == kBigStages ? 0 : stage + 1;
+#pragma unroll
+        for (int q = 0; q < kBigSlab; ++q) {
+          if (q == 0 && slab > 0) {  // the last slab's stage is free since its last barrier
+            const int ahead = slab - 1 + kBigStages;
+            if (ahead < slabs) {
+              float* const free =
+                  staged + (stage == 0 ? kBigStages - 1 : stage - 1) * kBigStageWords;
+              sa.issue(free, std::int64_t{ahead} * kBigSlab, p.k);
+              sb.issue(free + kBigSlab * (kBigM + 4), std::int64_t{ahead} * kBigSlab, p.k);
+            }
+            commit_copies();
+          }
+          if (q + 1 < kBigSlab) {
+            big_fragments(as, bs, q + 1, row0, col0, x[(q + 1) % 2], y[(q + 1) % 2]);
+          } else if (slab + 1 < slabs) {
+            wait_copies<kBigStages - 2>();  // slab + 1 has landed (for everyone, after the
+            __syncthreads();                // barrier), and no one reads this slab's stage
+            const float* an = staged + next * kBigStageWords;
+            big_fragments(an, an + kBigSlab * (kBigM + 4), 0, row0, col0, x[0], y[0]);
+          }
+#pragma unroll
+          for (int u = 0; u < 8; ++u)
+#pragma unroll
+            for (int v = 0; v < 16; ++v) acc[u][v] = fmaf(x[q % 2][u], y[q % 2][v], acc[u][v]);
+        }
+        stage = next;
+      }
+      float* c = p.c.item(item);
+#pragma unroll
+      for (int v = 0; v < 16; ++v) {
+        const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
+        if (j >= p.n) continue;
+        float* cj = c + j * p.c.ld;
+#pragma unroll
+        for (int s = 0; s < 2; ++s) {
+          const std::int64_t i = i0 + row0 + s * 32;
+          if (vec_c) {
+            if (i >= p.m) continue;
+            float4* o4 = reinterpret_cast<float4*>(cj + i);
+            float4 r = make_float4(p.alpha * acc[s * 4][v], p.alpha * acc[s * 4 + 1][v],
+                                   p.alpha * acc[s * 4 + 2][v], p.alpha * acc[s * 4 + 3][v]);
+            if (!p.beta_zero) {
+              const float4 old = *o4;
+              r.x = fmaf(p.beta, old.x, r.x);
+              r.y = fmaf(p.beta, old.y, r.y);
+              r.z = fmaf(p.beta, old.z, r.z);
+              r.w = fmaf(p.beta, old.w, r.w);
+            }
+            *o4 = r;
+          } else {
+#pragma unroll
+            for (int l = 0; l < 4; ++l) {
+              if (i + l < p.m) update(cj + i + l, acc[s * 4 + l][v], p);
+            }
+          }
+        }
+      }
+      wait_copies<0>();  // no copy of this tile is still in flight into the stages
+      __syncthreads();   // the next tile refills every stage
+    }
+  }
+}
+
 // Element e of the batch's C (i + j m + item m n): alpha times the chunks' sums, added in
 // chunk order, plus beta C.
 __global__ void __launch_bounds__(kThreads) split_sum_kernel(Args<float> p, Split split) {
@@ -732,23 +945,48 @@ void launch_sgemm(const Problem& p, const CudaExec& exec) {
   launch_sgemm_form<true, true>(p, exec);
 }
 
+// cuda.reg:m=256:n=128:k=8:t=8x16: every call on the 256 x 128 tile, its whole k in one block a
+// tile (k < 2^31: can_run).
+template <bool kTa, bool kTb>
+void launch_sgemm_big_form(const Problem& p, const CudaExec& exec) {
+  const auto kernel = sgemm_big_kernel<kTa, kTb>;
+  exec.allow_shared(reinterpret_cast<const void*>(kernel), kBigShared);
+  const std::int64_t tiles = ((p.m + kBigM - 1) / kBigM) * ((p.n + kBigN - 1) / kBigN);
+  const dim3 grid(grid_dim(tiles, kGridX), 1, grid_dim(p.batch, kGridYZ));
+  kernel<<<grid, kThreads, kBigShared, exec.cuda_stream()>>>(make_args<float>(p),
+                                                             runs_of_four(p.c, p.m, p.batch));
+  check_launch("sgemm_big_kernel");
+}
+
+void launch_sgemm_big(const Problem& p, const CudaExec& exec) {
+  const bool ta = p.ta != Op::N, tb = p.tb != Op::N;
+  if (!ta && !tb) return launch_sgemm_big_form<false, false>(p, exec);
+  if (!ta && tb) return launch_sgemm_big_form<false, true>(p, exec);
+  if (ta && !tb) return launch_sgemm_big_form<true, false>(p, exec);
+  launch_sgemm_big_form<true, true>(p, exec);
+}
+
 // One family member: its spelling, the scalars it is instantiated for, and its launcher.
 class Reg final : public Candidate {
  public:
   using Launcher = void (*)(const Problem&, const CudaExec&);
   using Workspace = std::size_t (*)(const Problem&);
   Reg(std::string spelling, Scalar a, Scalar b, Scalar c, Launcher fa, Launcher fb, Launcher fc,
-      Workspace workspace = nullptr)
+      Workspace workspace = nullptr, std::int64_t k_below = 0)
       : spelling_(std::move(spelling)),
         scalars_{a, b, c},
         launchers_{fa, fb, fc},
-        workspace_(workspace) {}
+        workspace_(workspace),
+        k_below_(k_below) {}
   std::string_view spelling() const override { return spelling_; }
   Provider provider() const override { return Provider::native; }
   Verdict can_run(const Problem& p) const override {
     if (const char* why = uniform_only(p.dtype)) return Verdict::no(why);
-    return launcher(p.dtype.in) ? Verdict::yes()
-                                : Verdict::no("this tile is not instantiated for the scalar");
+    if (!launcher(p.dtype.in)) return Verdict::no("this tile is not instantiated for the scalar");
+    if (k_below_ > 0 && p.k >= k_below_) {
+      return Verdict::no("k of 2^31 or more: this tile counts its slabs of k in 32 bits");
+    }
+    return Verdict::yes();
   }
   std::size_t workspace_bytes(const Problem& p) const override {
     return workspace_ && launcher(p.dtype.in) ? workspace_(p) : 0;
@@ -771,6 +1009,7 @@ class Reg final : public Candidate {
   Scalar scalars_[3];
   Launcher launchers_[3];
   Workspace workspace_;
+  std::int64_t k_below_;  // k must stay under it (0: any k)
 };
 
 }  // namespace
@@ -781,6 +1020,13 @@ const Candidate& GEMMROUTE_AB_EXPORT(reg_candidate)() {
   static const Reg instance("cuda.reg:m=128:n=128:k=8:t=8" GEMMROUTE_AB_SPELLING, Scalar::f32,
                             Scalar::f32, Scalar::f32, &launch_sgemm, nullptr, nullptr,
                             &sgemm_workspace);
+  return instance;
+}
+
+const Candidate& GEMMROUTE_AB_EXPORT(reg_big_candidate)() {
+  static const Reg instance("cuda.reg:m=256:n=128:k=8:t=8x16" GEMMROUTE_AB_SPELLING, Scalar::f32,
+                            Scalar::f32, Scalar::f32, &launch_sgemm_big, nullptr, nullptr, nullptr,
+                            std::int64_t{1} << 31);
   return instance;
 }
 

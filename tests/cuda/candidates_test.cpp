@@ -144,6 +144,7 @@ std::vector<const Candidate*> cuda_candidates() {
   for (const Candidate* c : cuda::small_candidates()) out.push_back(c);
   for (const Candidate* c : cuda::stream_candidates()) out.push_back(c);
   out.push_back(&cuda::reg_candidate());
+  out.push_back(&cuda::reg_big_candidate());
   out.push_back(&cuda::wide_candidate());
   out.push_back(&cuda::tiled_candidate());
   out.push_back(&cuda::direct_candidate());
@@ -347,6 +348,43 @@ std::string param_name(const ::testing::TestParamInfo<Param>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda, CudaCandidateTest, ::testing::ValuesIn(all_params()), param_name);
+
+// cuda.reg's 256 x 128 tile on items of whole tiles and beyond (the shapes above stop short of
+// one: its unguarded copies run only where a thread's copies all lie inside the operand and the
+// slab is whole), in every form, packed, padded and through pointers, with k past one slab and
+// ragged; beta == 0 over NaN in C; the same bytes from two calls.
+TEST(CudaRegBig, WholeTilesAndEdgesMatchTheReference) {
+  GEMMROUTE_REQUIRE_GPU();
+  const Candidate& big = cuda::reg_big_candidate();
+  std::mt19937_64 rng(22);
+  const std::vector<Shape> shapes = {{256, 128, 16, 1},
+                                     {512, 256, 40, 1},
+                                     {300, 260, 37, 2},
+                                     {257, 129, 9, 1},
+                                     {520, 130, 100, 1}};
+  for (Op ta : {Op::N, Op::T}) {
+    for (Op tb : {Op::N, Op::T}) {
+      for (Storage st : {Storage::packed, Storage::padded, Storage::pointers}) {
+        for (const Shape& s : shapes) {
+          Outcome o = run_case<float>(big, ta, tb, s, st, test::random_scalar<float>(rng),
+                                      test::random_scalar<float>(rng), rng);
+          EXPECT_TRUE(o.ran);
+          EXPECT_EQ(o.failure, "") << to_string(ta) << to_string(tb) << " " << test::name(st)
+                                   << " " << s.m << "x" << s.n << "x" << s.k << " b" << s.batch;
+        }
+      }
+    }
+  }
+  for (Storage st : {Storage::packed, Storage::padded}) {
+    Outcome o = run_case<float>(big, Op::T, Op::N, Shape{512, 256, 33, 1}, st,
+                                test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
+    EXPECT_EQ(o.failure, "") << test::name(st);
+  }
+  const std::optional<bool> same =
+      same_bytes_twice<float>(big, Shape{512, 256, 64, 2}, 0.75f, -1.25f, rng);
+  ASSERT_TRUE(same.has_value());
+  EXPECT_TRUE(*same);
+}
 
 // cuda.reg's split k: calls whose 128 x 128 tiles leave most of the GPU idle take k in chunks
 // whose sums meet in the workspace (2 to 15 chunks here, the last one short; 16-byte and

@@ -217,6 +217,20 @@ TEST(CudaWithoutGpu, ItemColumnTileTakesF64AndC32Only) {
   EXPECT_TRUE(refuses(*cols, packed_nn(Scalar::c64, 6, 6, 6), "not faster"));
 }
 
+// cuda.reg's 256 x 128 tile runs f32 alone, any k under 2^31 (its slabs of k are counted in 32
+// bits), with no workspace (it never splits k), and says why it refuses.
+TEST(CudaWithoutGpu, RegLargeTileTakesF32WithKUnder2To31) {
+  bool offline = false;
+  const auto backend = make_backend_or_vocabulary(Device::cuda(0), &offline);
+  const Candidate* big = backend->find("cuda.reg:m=256:n=128:k=8:t=8x16");
+  ASSERT_NE(big, nullptr);
+  EXPECT_TRUE(big->can_run(packed_nn(Scalar::f32, 2048, 2048, 2048)).ok);
+  EXPECT_TRUE(big->can_run(packed_nn(Scalar::f32, 1, 1, (std::int64_t{1} << 31) - 1)).ok);
+  EXPECT_TRUE(refuses(*big, packed_nn(Scalar::f32, 1, 1, std::int64_t{1} << 31), "32 bits"));
+  EXPECT_TRUE(refuses(*big, packed_nn(Scalar::f64, 256, 128, 8), "not instantiated"));
+  EXPECT_EQ(big->workspace_bytes(packed_nn(Scalar::f32, 512, 512, 512)), 0u);
+}
+
 // cuda.reg's split k keeps its chunks' sums in the candidates' workspace: what it declares
 // never passes that, is what a split asks (count x m x n x batch floats), and is nothing where
 // k is too short to split, where one chunk's sums alone would not fit, or for cuda.wide.

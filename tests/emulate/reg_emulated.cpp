@@ -1,5 +1,6 @@
-// src/cuda/reg.cu's kernels (`cuda.reg`, the f32 register tile with its split-k sum, and
-// `cuda.wide` for f64, c32, c64) run on the host (host.hpp), each call through the file's own
+// src/cuda/reg.cu's kernels (`cuda.reg`, the f32 register tiles: 128 x 128 with its split-k sum,
+// and 256 x 128; `cuda.wide` for f64, c32, c64) run on the host (host.hpp), each call through
+// the file's own
 // launch functions (extracted with the kernels; their <<<>>> launches run every block of the
 // grid here, one block at a time), so a change to the kernels or to which of them a form runs
 // can be checked without a GPU. Every product is compared exactly with a reference; the run
@@ -107,6 +108,10 @@ void sweep_random(long count, unsigned seed) {
         launch_reg<T, 64, 64, 8, 4>(p, exec);
       }
     });
+    if constexpr (kF32) {  // the same case on the 256 x 128 tile
+      c.kernel = "cuda.reg:m=256:n=128:k=8:t=8x16";
+      run_case<T>(c, [&](const Problem& p) { launch_sgemm_big(p, CudaExec{}); });
+    }
   }
 }
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Nsight Compute profiles of the f32 register tile and of cuBLAS's SGEMM kernel at f32 2048^3,
+# one item, on a machine with a CUDA GPU (a device call, from the repository root; $OUT set):
+#
+#   [WHICH="ARM..."] dev/pending/reg-profile.sh
+#
+# ARMs (default: reg-NN reg-NT cublas-NN cublas-NT): reg-NN (`cuda.reg`'s sgemm_kernel, N N),
+# reg-NT (sgemm_async_kernel, N T), cublas-NN, cublas-NT, cublas-TN (cuBLAS 13.1 names its SGEMM
+# kernel Kernel2 at these shapes; the template argument says which CUTLASS kernel it is), and
+# big-NN, big-NT, big-TN (`cuda.reg:m=256:n=128:k=8:t=8x16`'s sgemm_big_kernel). With AB_PATCHES
+# (a reg.cu patch: an A/B build) the big-* arms profile the patched copy's kernel instead.
+# For each: ncu's sections (ncu-ARM.csv), the stall reasons per issued instruction
+# (stall-ARM.csv) and the SASS with per-instruction counts and stall samples (sass-ARM.csv),
+# packed into $OUT/regprof.tgz (bench/results/h100-ab-2026-12-06/ncu-reg-2048.tgz is one). The
+# build is scripts/gpu-check's (the `cuda.reg` tests run first). On an H200 it runs
+# dev/pending/next-call.sh instead: the H200's queue comes first.
+set -u
+out="${OUT:?}"
+start=$(date +%s)
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $gpu"
+[[ "$gpu" == *H200* ]] && exec dev/pending/next-call.sh  # the H200 queue first
+STEP_MINUTES=4 timeout 300 scripts/gpu-check "$out/g" 'gtest:*cuda_reg*' >/dev/null 2>&1
+tail -3 "$out/g/summary.txt"
+cli=build-gpu/bin/gemmroute
+w=$out/w; mkdir -p $w
+for form in "N N" "N T" "T N"; do echo "f32 $form 2048 2048 2048 1 packed" > $w/s-${form// /}.txt; done
+sed 's/^candidates .*/candidates cuda.reg:m=128:n=128:k=8:t=8/' tuning/cuda-reg.spec > $w/reg.spec
+sed 's/^candidates .*/candidates cublas/' tuning/cuda-reg.spec > $w/cublas.spec
+big=cuda.reg:m=256:n=128:k=8:t=8x16${AB_PATCHES:+:ab=1}
+sed "s/^candidates .*/candidates $big/" tuning/cuda-reg.spec > $w/big.spec
+secs="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section InstructionStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis"
+stall='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$'
+prof() {  # ARM KERNEL-REGEX SHAPES SPEC
+  local n=$1 k=$2 s=$3 sp=$4
+  rm -f $w/t.csv; ncu --clock-control none --kernel-name "regex:$k" --launch-skip 3 --launch-count 1 $secs \
+    --csv --page details $cli tune --device cuda:0 --shapes $s --spec $sp --out $w/t.csv > $w/ncu-$n.csv 2> $w/$n.err
+  echo "$n sections rc=$?"
+  rm -f $w/t.csv; ncu --clock-control none --kernel-name "regex:$k" --launch-skip 3 --launch-count 1 --metrics "$stall" \
+    --csv --page raw $cli tune --device cuda:0 --shapes $s --spec $sp --out $w/t.csv > $w/stall-$n.csv 2>> $w/$n.err
+  echo "$n stalls rc=$?"
+  rm -f $w/t.csv; ncu --clock-control none --kernel-name "regex:$k" --launch-skip 3 --launch-count 1 --section SourceCounters \
+    --import-source no --csv --page source --print-source sass $cli tune --device cuda:0 --shapes $s --spec $sp --out $w/t.csv > $w/sass-$n.csv 2>> $w/$n.err
+  echo "$n sass rc=$?"
+}
+for what in ${WHICH:-reg-NN reg-NT cublas-NN cublas-NT}; do
+  case $what in
+    reg-NN) prof reg-NN sgemm_kernel $w/s-NN.txt $w/reg.spec ;;
+    reg-NT) prof reg-NT sgemm_async_kernel $w/s-NT.txt $w/reg.spec ;;
+    big-*) prof $what sgemm_big_kernel $w/s-${what#big-}.txt $w/big.spec ;;
+    cublas-*) prof $what '^Kernel2$' $w/s-${what#cublas-}.txt $w/cublas.spec ;;
+  esac
+done
+rm -f $w/t.csv
+grep -h '"Kernel Name"' -A1 $w/ncu-*.csv | cut -c1-300 | head
+tar czf $out/regprof.tgz -C $out w && rm -rf $w
+echo "wall $(($(date +%s) - start)) s"
