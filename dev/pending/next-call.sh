@@ -41,8 +41,8 @@ echo "card: $gpu"
 start=$(date +%s)
 q=tuning/cuda-quick.spec
 r=bench/results/h200
-campaigns=(cuda-small-rows cuda-stream-transposed cuda-stream-transposed-b cuda-stream-items-rows
-  cuda-stream-two-rows-rows)
+campaigns=(cuda-small-rows cuda-auto-losses cuda-stream-transposed cuda-stream-transposed-b
+  cuda-stream-items-rows cuda-stream-two-rows-rows)
 # git apply inside a repository above the tree would skip the tree's paths silently.
 ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
 if [ "${1:-}" = label ]; then
