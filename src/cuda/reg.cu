@@ -424,13 +424,14 @@ __device__ __forceinline__ void multiply_slab(const float (*as)[kRegPitch],
   }
 }
 
-// The tile at (i0, j0) of an item: with kSplit, this chunk's raw sums into the workspace
-// (as split_sum_kernel reads them), else alpha acc + beta C into C (16 bytes at a time with
-// kVec: m is then a multiple of 4, so a run of 4 rows is inside or outside).
-template <bool kVec, bool kSplit>
+// The tile at (i0, j0) of an item, a thread's 8 x N of it (rows row0 + s 32 + (0..3), s < 2;
+// columns col0 + (v / 4) 16 + v % 4, v < N): with kSplit, this chunk's raw sums into the
+// workspace (as split_sum_kernel reads them), else alpha acc + beta C into C (16 bytes at a time
+// with vec: m is then a multiple of 4, so a run of 4 rows is inside or outside).
+template <bool kSplit, int N>
 __device__ __forceinline__ void store_tile(const Args<float>& p, const Split& split,
                                            std::int64_t item, std::int64_t i0, std::int64_t j0,
-                                           int row0, int col0, const float (&acc)[8][8]) {
+                                           int row0, int col0, const float (&acc)[8][N], bool vec) {
   float* out;
   std::int64_t ld;
   if constexpr (kSplit) {
@@ -441,14 +442,14 @@ __device__ __forceinline__ void store_tile(const Args<float>& p, const Split& sp
     ld = p.c.ld;
   }
 #pragma unroll
-  for (int v = 0; v < 8; ++v) {
+  for (int v = 0; v < N; ++v) {
     const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
     if (j >= p.n) continue;
     float* oj = out + j * ld;
 #pragma unroll
     for (int s = 0; s < 2; ++s) {
       const std::int64_t i = i0 + row0 + s * 32;
-      if constexpr (kVec) {
+      if (vec) {
         if (i >= p.m) continue;
         float4* o4 = reinterpret_cast<float4*>(oj + i);
         if constexpr (kSplit) {
@@ -533,7 +534,7 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
       }
       // Recomputed here rather than held through the k loop (registers).
       const std::int64_t i0 = (tile % tiles_m) * kRegTile, j0 = (tile / tiles_m) * kRegTile;
-      store_tile<kVec, kSplit>(p, split, item, i0, j0, row0, col0, acc);
+      store_tile<kSplit>(p, split, item, i0, j0, row0, col0, acc, kVec);
       __syncthreads();  // the next tile restages buffer 0
     }
   }
@@ -616,7 +617,7 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
         }
       }
       const std::int64_t i0 = (tile % tiles_m) * kRegTile, j0 = (tile / tiles_m) * kRegTile;
-      store_tile<kVec, kSplit>(p, split, item, i0, j0, row0, col0, acc);
+      store_tile<kSplit>(p, split, item, i0, j0, row0, col0, acc, kVec);
       __syncthreads();  // the next tile refills the first stages
     }
   }
@@ -640,7 +641,8 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
 // block a multiprocessor (up to 255 registers). No split k: where its tiles are few, the
 // 128 x 128 member is the one to run (the table decides by measurement).
 constexpr int kBigM = 256, kBigN = 128, kBigSlab = 8, kBigStages = 4;
-constexpr int kBigStageWords = kBigSlab * ((kBigM + 4) + (kBigN + 4));
+constexpr int kBigStageB = kBigSlab * (kBigM + 4);  // where B's part of a stage starts
+constexpr int kBigStageWords = kBigStageB + kBigSlab * (kBigN + 4);
 constexpr std::size_t kBigShared = std::size_t{kBigStages} * kBigStageWords * sizeof(float);
 
 // One operand's share of a slab: R rows (r along m for A, along n for B) by 8 of k, staged as
@@ -724,10 +726,7 @@ __device__ __forceinline__ void big_fragments(const float* as, const float* bs, 
 template <bool kTa, bool kTb>
 __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, bool vec_c) {
   extern __shared__ __align__(16) float staged[];  // [kBigStages][A's 8 x 260, B's 8 x 132]
-  auto a_stage = [&](std::int64_t slab) {
-    return staged + static_cast<int>(slab % kBigStages) * kBigStageWords;
-  };
-  auto b_stage = [&](std::int64_t slab) { return a_stage(slab) + kBigSlab * (kBigM + 4); };
+
   BigStager<!kTa, kBigM> sa;  // A(i, q): stored columns along i when N
   BigStager<kTb, kBigN> sb;   // B(q, j) = X(j, q): stored columns along j when T
 
@@ -753,8 +752,8 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
 #pragma unroll
       for (int slab = 0; slab < kBigStages; ++slab) {  // a copy group each, empty past k
         if (slab < slabs) {
-          sa.issue(a_stage(slab), slab * kBigSlab, p.k);
-          sb.issue(b_stage(slab), slab * kBigSlab, p.k);
+          sa.issue(staged + slab * kBigStageWords, slab * kBigSlab, p.k);
+          sb.issue(staged + slab * kBigStageWords + kBigStageB, slab * kBigSlab, p.k);
         }
         commit_copies();
       }
@@ -762,11 +761,11 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
       __syncthreads();
       // Fragments double-buffered in registers: step q + 1's loads before step q's products.
       float x[2][8], y[2][16];
-      big_fragments(staged, staged + kBigSlab * (kBigM + 4), 0, row0, col0, x[0], y[0]);
+      big_fragments(staged, staged + kBigStageB, 0, row0, col0, x[0], y[0]);
       int stage = 0;  // slab % kBigStages
       for (int slab = 0; slab < slabs; ++slab) {
         const float* as = staged + stage * kBigStageWords;
-        const float* bs = as + kBigSlab * (kBigM + 4);
+        const float* bs = as + kBigStageB;
         const int next = stage + 1 == kBigStages ? 0 : stage + 1;
 #pragma unroll
         for (int q = 0; q < kBigSlab; ++q) {
@@ -776,7 +775,7 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
               float* const free =
                   staged + (stage == 0 ? kBigStages - 1 : stage - 1) * kBigStageWords;
               sa.issue(free, std::int64_t{ahead} * kBigSlab, p.k);
-              sb.issue(free + kBigSlab * (kBigM + 4), std::int64_t{ahead} * kBigSlab, p.k);
+              sb.issue(free + kBigStageB, std::int64_t{ahead} * kBigSlab, p.k);
             }
             commit_copies();
           }
@@ -786,7 +785,7 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
             wait_copies<kBigStages - 2>();  // slab + 1 has landed (for everyone, after the
             __syncthreads();                // barrier), and no one reads this slab's stage
             const float* an = staged + next * kBigStageWords;
-            big_fragments(an, an + kBigSlab * (kBigM + 4), 0, row0, col0, x[0], y[0]);
+            big_fragments(an, an + kBigStageB, 0, row0, col0, x[0], y[0]);
           }
 #pragma unroll
           for (int u = 0; u < 8; ++u)
@@ -795,36 +794,7 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
         }
         stage = next;
       }
-      float* c = p.c.item(item);
-#pragma unroll
-      for (int v = 0; v < 16; ++v) {
-        const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
-        if (j >= p.n) continue;
-        float* cj = c + j * p.c.ld;
-#pragma unroll
-        for (int s = 0; s < 2; ++s) {
-          const std::int64_t i = i0 + row0 + s * 32;
-          if (vec_c) {
-            if (i >= p.m) continue;
-            float4* o4 = reinterpret_cast<float4*>(cj + i);
-            float4 r = make_float4(p.alpha * acc[s * 4][v], p.alpha * acc[s * 4 + 1][v],
-                                   p.alpha * acc[s * 4 + 2][v], p.alpha * acc[s * 4 + 3][v]);
-            if (!p.beta_zero) {
-              const float4 old = *o4;
-              r.x = fmaf(p.beta, old.x, r.x);
-              r.y = fmaf(p.beta, old.y, r.y);
-              r.z = fmaf(p.beta, old.z, r.z);
-              r.w = fmaf(p.beta, old.w, r.w);
-            }
-            *o4 = r;
-          } else {
-#pragma unroll
-            for (int l = 0; l < 4; ++l) {
-              if (i + l < p.m) update(cj + i + l, acc[s * 4 + l][v], p);
-            }
-          }
-        }
-      }
+      store_tile<false>(p, Split{1, p.k, nullptr}, item, i0, j0, row0, col0, acc, vec_c);
       wait_copies<0>();  // no copy of this tile is still in flight into the stages
       __syncthreads();   // the next tile refills every stage
     }
@@ -937,12 +907,18 @@ void launch_sgemm_form(const Problem& p, const CudaExec& exec) {
   }
 }
 
-void launch_sgemm(const Problem& p, const CudaExec& exec) {
+// launch.template operator()<kTa, kTb>() for the call's forms (a real C is T).
+template <class Launch>
+void by_form(const Problem& p, Launch&& launch) {
   const bool ta = p.ta != Op::N, tb = p.tb != Op::N;
-  if (!ta && !tb) return launch_sgemm_form<false, false>(p, exec);
-  if (!ta && tb) return launch_sgemm_form<false, true>(p, exec);
-  if (ta && !tb) return launch_sgemm_form<true, false>(p, exec);
-  launch_sgemm_form<true, true>(p, exec);
+  if (!ta && !tb) return launch.template operator()<false, false>();
+  if (!ta && tb) return launch.template operator()<false, true>();
+  if (ta && !tb) return launch.template operator()<true, false>();
+  launch.template operator()<true, true>();
+}
+
+void launch_sgemm(const Problem& p, const CudaExec& exec) {
+  by_form(p, [&]<bool kTa, bool kTb>() { launch_sgemm_form<kTa, kTb>(p, exec); });
 }
 
 // cuda.reg:m=256:n=128:k=8:t=8x16: every call on the 256 x 128 tile, its whole k in one block a
@@ -959,11 +935,7 @@ void launch_sgemm_big_form(const Problem& p, const CudaExec& exec) {
 }
 
 void launch_sgemm_big(const Problem& p, const CudaExec& exec) {
-  const bool ta = p.ta != Op::N, tb = p.tb != Op::N;
-  if (!ta && !tb) return launch_sgemm_big_form<false, false>(p, exec);
-  if (!ta && tb) return launch_sgemm_big_form<false, true>(p, exec);
-  if (ta && !tb) return launch_sgemm_big_form<true, false>(p, exec);
-  launch_sgemm_big_form<true, true>(p, exec);
+  by_form(p, [&]<bool kTa, bool kTb>() { launch_sgemm_big_form<kTa, kTb>(p, exec); });
 }
 
 // One family member: its spelling, the scalars it is instantiated for, and its launcher.

@@ -349,6 +349,25 @@ std::string param_name(const ::testing::TestParamInfo<Param>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Cuda, CudaCandidateTest, ::testing::ValuesIn(all_params()), param_name);
 
+// Every form of A and B, packed, padded and through pointers, at each shape, with random alpha
+// and beta: the f32 candidate runs each case and matches the reference.
+void expect_f32_forms_match(const Candidate& c, const std::vector<Shape>& shapes,
+                            std::mt19937_64& rng) {
+  for (Op ta : {Op::N, Op::T}) {
+    for (Op tb : {Op::N, Op::T}) {
+      for (Storage st : {Storage::packed, Storage::padded, Storage::pointers}) {
+        for (const Shape& s : shapes) {
+          Outcome o = run_case<float>(c, ta, tb, s, st, test::random_scalar<float>(rng),
+                                      test::random_scalar<float>(rng), rng);
+          EXPECT_TRUE(o.ran);
+          EXPECT_EQ(o.failure, "") << to_string(ta) << to_string(tb) << " " << test::name(st)
+                                   << " " << s.m << "x" << s.n << "x" << s.k << " b" << s.batch;
+        }
+      }
+    }
+  }
+}
+
 // cuda.reg's 256 x 128 tile on items of whole tiles and beyond (the shapes above stop short of
 // one: its unguarded copies run only where a thread's copies all lie inside the operand and the
 // slab is whole), in every form, packed, padded and through pointers, with k past one slab and
@@ -362,19 +381,7 @@ TEST(CudaRegBig, WholeTilesAndEdgesMatchTheReference) {
                                      {300, 260, 37, 2},
                                      {257, 129, 9, 1},
                                      {520, 130, 100, 1}};
-  for (Op ta : {Op::N, Op::T}) {
-    for (Op tb : {Op::N, Op::T}) {
-      for (Storage st : {Storage::packed, Storage::padded, Storage::pointers}) {
-        for (const Shape& s : shapes) {
-          Outcome o = run_case<float>(big, ta, tb, s, st, test::random_scalar<float>(rng),
-                                      test::random_scalar<float>(rng), rng);
-          EXPECT_TRUE(o.ran);
-          EXPECT_EQ(o.failure, "") << to_string(ta) << to_string(tb) << " " << test::name(st)
-                                   << " " << s.m << "x" << s.n << "x" << s.k << " b" << s.batch;
-        }
-      }
-    }
-  }
+  expect_f32_forms_match(big, shapes, rng);
   for (Storage st : {Storage::packed, Storage::padded}) {
     Outcome o = run_case<float>(big, Op::T, Op::N, Shape{512, 256, 33, 1}, st,
                                 test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
@@ -395,19 +402,7 @@ TEST(CudaRegSplit, ChunksOfKMatchTheReference) {
   const Candidate& reg = cuda::reg_candidate();
   std::mt19937_64 rng(21);
   const std::vector<Shape> shapes = {{64, 100, 600, 3}, {129, 1, 700, 2}, {33, 70, 131, 1}};
-  for (Op ta : {Op::N, Op::T}) {
-    for (Op tb : {Op::N, Op::T}) {
-      for (Storage st : {Storage::packed, Storage::padded, Storage::pointers}) {
-        for (const Shape& s : shapes) {
-          Outcome o = run_case<float>(reg, ta, tb, s, st, test::random_scalar<float>(rng),
-                                      test::random_scalar<float>(rng), rng);
-          EXPECT_TRUE(o.ran);
-          EXPECT_EQ(o.failure, "") << to_string(ta) << to_string(tb) << " " << test::name(st)
-                                   << " " << s.m << "x" << s.n << "x" << s.k << " b" << s.batch;
-        }
-      }
-    }
-  }
+  expect_f32_forms_match(reg, shapes, rng);
   for (Storage st : {Storage::packed, Storage::padded}) {  // 13 chunks of 80, the last of 71
     Outcome o = run_case<float>(reg, Op::T, Op::N, Shape{200, 150, 1031, 1}, st,
                                 test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
