@@ -372,9 +372,7 @@ void expect_f32_forms_match(const Candidate& c, const std::vector<Shape>& shapes
 // one: its unguarded copies run only where a thread's copies all lie inside the operand and the
 // slab is whole), in every form, packed, padded and through pointers, with k past one slab and
 // ragged; beta == 0 over NaN in C; the same bytes from two calls.
-TEST(CudaRegBig, WholeTilesAndEdgesMatchTheReference) {
-  GEMMROUTE_REQUIRE_GPU();
-  const Candidate& big = cuda::reg_big_candidate();
+void expect_big_tile_matches(const Candidate& big) {
   std::mt19937_64 rng(22);
   const std::vector<Shape> shapes = {{256, 128, 16, 1},
                                      {512, 256, 40, 1},
@@ -393,13 +391,27 @@ TEST(CudaRegBig, WholeTilesAndEdgesMatchTheReference) {
   EXPECT_TRUE(*same);
 }
 
+// The shipped candidate and, in an A/B build, its patched twin (`:ab=1`).
+std::vector<const Candidate*> with_twin(const Candidate& c) {
+  std::vector<const Candidate*> out = {&c};
+  const std::string twin = std::string(c.spelling()) + ":ab=1";
+  if (const Candidate* t = test::Gpu::get().backend->find(twin)) out.push_back(t);
+  return out;
+}
+
+TEST(CudaRegBig, WholeTilesAndEdgesMatchTheReference) {
+  GEMMROUTE_REQUIRE_GPU();
+  for (const Candidate* c : with_twin(cuda::reg_big_candidate())) {
+    SCOPED_TRACE(c->spelling());
+    expect_big_tile_matches(*c);
+  }
+}
+
 // cuda.reg's split k: calls whose 128 x 128 tiles leave most of the GPU idle take k in chunks
 // whose sums meet in the workspace (2 to 15 chunks here, the last one short; 16-byte and
 // element loads; pointer arrays), in every form, with beta == 0 over NaN in C, and the same
 // bytes from two calls.
-TEST(CudaRegSplit, ChunksOfKMatchTheReference) {
-  GEMMROUTE_REQUIRE_GPU();
-  const Candidate& reg = cuda::reg_candidate();
+void expect_split_matches(const Candidate& reg) {
   std::mt19937_64 rng(21);
   const std::vector<Shape> shapes = {{64, 100, 600, 3}, {129, 1, 700, 2}, {33, 70, 131, 1}};
   expect_f32_forms_match(reg, shapes, rng);
@@ -412,6 +424,14 @@ TEST(CudaRegSplit, ChunksOfKMatchTheReference) {
       same_bytes_twice<float>(reg, Shape{96, 80, 1000, 2}, 0.75f, -1.25f, rng);
   ASSERT_TRUE(same.has_value());
   EXPECT_TRUE(*same);
+}
+
+TEST(CudaRegSplit, ChunksOfKMatchTheReference) {
+  GEMMROUTE_REQUIRE_GPU();
+  for (const Candidate* c : with_twin(cuda::reg_candidate())) {
+    SCOPED_TRACE(c->spelling());
+    expect_split_matches(*c);
+  }
 }
 
 // C items 2^30 + 7 elements apart: item 2 starts past 2^31 elements (8 GiB in), so any 32-bit
