@@ -7,19 +7,13 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): the `reg` call below, work that needs no H200 (a same-card campaign
+#   other cards (an H100): the `label` call below, work that needs no H200 (a same-card campaign
 #         would not enter its table).
 #
-#   dev/pending/next-call.sh [reg | label | 18 | 18b | campaigns]
+#   dev/pending/next-call.sh [label | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
 #                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
 #                                         second call once the label and the bench have run)
-#
-# With `reg`, any card: patches 25, 26 and 27 (cuda.reg's C write, the 128 x 128 tile's element
-# copies, the 256 x 128 tile's refill in pieces) in an A/B build: the `cuda.reg` tests of both
-# builds (CudaRegBig and CudaRegSplit run the twins too), both builds and cuBLAS timed in one
-# process over bench/shapes/cuda-reg-f32.txt (tuning/cuda-reg-ab.spec), memcheck and racecheck
-# over the twins (~6 minutes on a fresh machine).
 #
 # With `label`, any card: queue item 0, the whole `gpu` label on the tree as it is, then memcheck
 # and racecheck over the `cuda.reg` tests (~5 minutes on a fresh machine; last run on an H100 at
@@ -51,17 +45,6 @@ campaigns=(cuda-small-rows cuda-auto-losses cuda-stream-transposed cuda-stream-t
   cuda-stream-items-rows cuda-stream-two-rows-rows)
 # git apply inside a repository above the tree would skip the tree's paths silently.
 ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
-if [ "${1:-}" = reg ]; then
-  p=dev/pending
-  AB_PATCHES="$p/25-reg-c-reads-first.patch;$p/26-reg-element-copies-unguarded.patch"
-  AB_PATCHES+=";$p/27-reg-big-copies-spread.patch"
-  AB_PATCHES=$AB_PATCHES SANITIZE_FILTER='*cuda_reg*ab_1*:CudaRegBig*:CudaRegSplit*' \
-    DEADLINE=$((start + 560)) timeout 580 scripts/gpu-check "$out/g" \
-    'gtest:*cuda_reg*:CudaReg*:CudaWithoutGpu.*' \
-    shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab-25-27.csv:3 sanitize
-  echo "wall $(($(date +%s) - start)) s"
-  exit 0
-fi
 if [ "${1:-}" = label ]; then
   SANITIZE_FILTER='*cuda_reg*:CudaRegBig.*:CudaRegSplit.*' DEADLINE=$((start + 560)) \
     STEP_MINUTES=6 timeout 580 scripts/gpu-check "$out/g" tests sanitize
@@ -106,7 +89,7 @@ if [[ "$gpu" == *H200* ]]; then
   BENCH_CANDIDATES=cublas DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 \
     scripts/gpu-check "$out/g" "${steps[@]}"
 else
-  exec "$0" reg
+  exec "$0" label
 fi
 for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done

@@ -269,42 +269,66 @@ struct Stager {
   }
 
   // Copies the slab at q0 (the one after the last issued) into xs; Q: where the thread's k
-  // range ends.
+  // range ends. Element copies go unguarded where every unit lies inside the operand: a
+  // predicated copy beside a predicated zero store to the same place costs three more issued
+  // instructions a copy (the element kernels, with store_tile's C read first, measured
+  // 1.06-1.13x at 1023^3 and 2047^3). 16-byte units stay guarded one by one: unguarded, they
+  // measured 0.97-0.99x (N T 2048^3, the split calls).
   __device__ void issue(float (*xs)[kRegPitch], std::int64_t ld, std::int64_t q0, std::int64_t Q,
                         int t) {
     const int r = Part::r_of(t), qs = Part::q_of(t);
     const std::int64_t q = q0 + qs;
+    if constexpr (kVec) {
 #pragma unroll
-    for (int l = 0; l < kUnits; ++l) {
-      const bool in = ((part.inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q;
-      const float* src = part.next + l * kApart * ld;
-      if constexpr (kVec && kRowsRun) {
-        float* dst = &xs[qs + l * kApart][r];
-        if (in) {
-          copy_async<16>(dst, src);
-        } else {
-          *reinterpret_cast<float4*>(dst) = make_float4(0.f, 0.f, 0.f, 0.f);
-        }
-      } else if constexpr (kVec) {  // a run along k, stored across four rows
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          float* dst = &xs[qs + e][r + l * kApart];
+      for (int l = 0; l < kUnits; ++l) {
+        const bool in = ((part.inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q;
+        const float* src = part.next + l * kApart * ld;
+        if constexpr (kRowsRun) {
+          float* dst = &xs[qs + l * kApart][r];
           if (in) {
-            copy_async<4>(dst, src + e);
+            copy_async<16>(dst, src);
           } else {
-            *dst = 0.f;
+            *reinterpret_cast<float4*>(dst) = make_float4(0.f, 0.f, 0.f, 0.f);
+          }
+        } else {  // a run along k, stored across four rows
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            float* dst = &xs[qs + e][r + l * kApart];
+            if (in) {
+              copy_async<4>(dst, src + e);
+            } else {
+              *dst = 0.f;
+            }
           }
         }
-      } else {
-        float* dst = kRowsRun ? &xs[qs + l * kApart][r] : &xs[qs][r + l * kApart];
-        if (in) {
-          copy_async<4>(dst, src);
+      }
+    } else if (part.inside == (1u << kUnits) - 1 && q0 + S <= Q) {
+#pragma unroll
+      for (int l = 0; l < kUnits; ++l) copy_unit(xs, part.next + l * kApart * ld, l, r, qs);
+    } else {
+#pragma unroll
+      for (int l = 0; l < kUnits; ++l) {
+        if (((part.inside >> l) & 1) && (kRowsRun ? q + l * kApart : q) < Q) {
+          copy_unit(xs, part.next + l * kApart * ld, l, r, qs);
         } else {
-          *dst = 0.f;
+          zero_unit(xs, l, r, qs);
         }
       }
     }
     part.advance(ld);
+  }
+
+ private:
+  // Element copy l of the thread's share (its first element at r, qs of the slab) from src, or a
+  // zero in its place.
+  __device__ static float& unit(float (*xs)[kRegPitch], int l, int r, int qs) {
+    return kRowsRun ? xs[qs + l * kApart][r] : xs[qs][r + l * kApart];
+  }
+  __device__ static void copy_unit(float (*xs)[kRegPitch], const float* src, int l, int r, int qs) {
+    copy_async<4>(&unit(xs, l, r, qs), src);
+  }
+  __device__ static void zero_unit(float (*xs)[kRegPitch], int l, int r, int qs) {
+    unit(xs, l, r, qs) = 0.f;
   }
 };
 
@@ -428,7 +452,13 @@ __device__ __forceinline__ void multiply_slab(const float (*as)[kRegPitch],
 // columns col0 + (v / 4) 16 + v % 4, v < N): with kSplit, this chunk's raw sums into the
 // workspace (as split_sum_kernel reads them), else alpha acc + beta C into C (16 bytes at a time
 // with vec: m is then a multiple of 4, so a run of 4 rows is inside or outside).
-template <bool kSplit, int N>
+// kReadFirst: C is read N / 4 columns at a time, every load before the first store (a load after
+// a store to the same array waits for it); else each run of C is read and written in turn. The
+// first measured 1.06-1.13x on the 128 x 128 tile's element kernels (with their unguarded
+// copies) and is part of the 256 x 128 tile's 1.02-1.20x, but 0.98-0.99x on the 128 x 128
+// tile's 16-byte kernels, where another block on the multiprocessor hides the round trips
+// (bench/results/h100-ab-2026-12-06/README.md, "Patches 25, 26 and 27").
+template <bool kSplit, bool kReadFirst, int N>
 __device__ __forceinline__ void store_tile(const Args<float>& p, const Split& split,
                                            std::int64_t item, std::int64_t i0, std::int64_t j0,
                                            int row0, int col0, const float (&acc)[8][N], bool vec) {
@@ -441,39 +471,107 @@ __device__ __forceinline__ void store_tile(const Args<float>& p, const Split& sp
     out = p.c.item(item);
     ld = p.c.ld;
   }
+  if constexpr (kReadFirst) {
+    constexpr int kGroup = N / 4;  // columns read together (more would spill at 8 x 8)
+    const bool read_c = !kSplit && !p.beta_zero;
 #pragma unroll
-  for (int v = 0; v < N; ++v) {
-    const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
-    if (j >= p.n) continue;
-    float* oj = out + j * ld;
+    for (int v0 = 0; v0 < N; v0 += kGroup) {
+      float old[kGroup][8];  // beta C's old values, row u of the thread's 8 (0 where not read)
 #pragma unroll
-    for (int s = 0; s < 2; ++s) {
-      const std::int64_t i = i0 + row0 + s * 32;
-      if (vec) {
-        if (i >= p.m) continue;
-        float4* o4 = reinterpret_cast<float4*>(oj + i);
-        if constexpr (kSplit) {
-          *o4 = make_float4(acc[s * 4][v], acc[s * 4 + 1][v], acc[s * 4 + 2][v], acc[s * 4 + 3][v]);
-        } else {
-          float4 r = make_float4(p.alpha * acc[s * 4][v], p.alpha * acc[s * 4 + 1][v],
-                                 p.alpha * acc[s * 4 + 2][v], p.alpha * acc[s * 4 + 3][v]);
-          if (!p.beta_zero) {
-            const float4 old = *o4;
-            r.x = fmaf(p.beta, old.x, r.x);
-            r.y = fmaf(p.beta, old.y, r.y);
-            r.z = fmaf(p.beta, old.z, r.z);
-            r.w = fmaf(p.beta, old.w, r.w);
+      for (int g = 0; g < kGroup; ++g) {
+#pragma unroll
+        for (int u = 0; u < 8; ++u) old[g][u] = 0.f;
+      }
+      if (read_c) {
+#pragma unroll
+        for (int g = 0; g < kGroup; ++g) {
+          const int v = v0 + g;
+          const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
+          if (j >= p.n) continue;
+          const float* oj = out + j * ld;
+#pragma unroll
+          for (int s = 0; s < 2; ++s) {
+            const std::int64_t i = i0 + row0 + s * 32;
+            if (vec) {
+              if (i >= p.m) continue;
+              const float4 o = *reinterpret_cast<const float4*>(oj + i);
+              old[g][s * 4] = o.x;
+              old[g][s * 4 + 1] = o.y;
+              old[g][s * 4 + 2] = o.z;
+              old[g][s * 4 + 3] = o.w;
+            } else {
+#pragma unroll
+              for (int l = 0; l < 4; ++l) {
+                if (i + l < p.m) old[g][s * 4 + l] = oj[i + l];
+              }
+            }
           }
-          *o4 = r;
         }
-      } else {
+      }
 #pragma unroll
-        for (int l = 0; l < 4; ++l) {
-          if (i + l >= p.m) continue;
-          if constexpr (kSplit) {
-            oj[i + l] = acc[s * 4 + l][v];
+      for (int g = 0; g < kGroup; ++g) {
+        const int v = v0 + g;
+        const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
+        if (j >= p.n) continue;
+        float* oj = out + j * ld;
+        float r[8];  // what the thread's 8 rows of column j become
+#pragma unroll
+        for (int u = 0; u < 8; ++u) {
+          r[u] = kSplit ? acc[u][v] : p.alpha * acc[u][v];
+          if (read_c) r[u] = fmaf(p.beta, old[g][u], r[u]);
+        }
+#pragma unroll
+        for (int s = 0; s < 2; ++s) {
+          const std::int64_t i = i0 + row0 + s * 32;
+          if (vec) {
+            if (i >= p.m) continue;
+            *reinterpret_cast<float4*>(oj + i) =
+                make_float4(r[s * 4], r[s * 4 + 1], r[s * 4 + 2], r[s * 4 + 3]);
           } else {
-            update(oj + i + l, acc[s * 4 + l][v], p);
+#pragma unroll
+            for (int l = 0; l < 4; ++l) {
+              if (i + l < p.m) oj[i + l] = r[s * 4 + l];
+            }
+          }
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int v = 0; v < N; ++v) {
+      const std::int64_t j = j0 + col0 + (v / 4) * 16 + v % 4;
+      if (j >= p.n) continue;
+      float* oj = out + j * ld;
+#pragma unroll
+      for (int s = 0; s < 2; ++s) {
+        const std::int64_t i = i0 + row0 + s * 32;
+        if (vec) {
+          if (i >= p.m) continue;
+          float4* o4 = reinterpret_cast<float4*>(oj + i);
+          if constexpr (kSplit) {
+            *o4 =
+                make_float4(acc[s * 4][v], acc[s * 4 + 1][v], acc[s * 4 + 2][v], acc[s * 4 + 3][v]);
+          } else {
+            float4 r = make_float4(p.alpha * acc[s * 4][v], p.alpha * acc[s * 4 + 1][v],
+                                   p.alpha * acc[s * 4 + 2][v], p.alpha * acc[s * 4 + 3][v]);
+            if (!p.beta_zero) {
+              const float4 old = *o4;
+              r.x = fmaf(p.beta, old.x, r.x);
+              r.y = fmaf(p.beta, old.y, r.y);
+              r.z = fmaf(p.beta, old.z, r.z);
+              r.w = fmaf(p.beta, old.w, r.w);
+            }
+            *o4 = r;
+          }
+        } else {
+#pragma unroll
+          for (int l = 0; l < 4; ++l) {
+            if (i + l >= p.m) continue;
+            if constexpr (kSplit) {
+              oj[i + l] = acc[s * 4 + l][v];
+            } else {
+              update(oj + i + l, acc[s * 4 + l][v], p);
+            }
           }
         }
       }
@@ -534,7 +632,7 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
       }
       // Recomputed here rather than held through the k loop (registers).
       const std::int64_t i0 = (tile % tiles_m) * kRegTile, j0 = (tile / tiles_m) * kRegTile;
-      store_tile<kSplit>(p, split, item, i0, j0, row0, col0, acc, kVec);
+      store_tile<kSplit, !kVec>(p, split, item, i0, j0, row0, col0, acc, kVec);
       __syncthreads();  // the next tile restages buffer 0
     }
   }
@@ -617,7 +715,7 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
         }
       }
       const std::int64_t i0 = (tile % tiles_m) * kRegTile, j0 = (tile / tiles_m) * kRegTile;
-      store_tile<kSplit>(p, split, item, i0, j0, row0, col0, acc, kVec);
+      store_tile<kSplit, !kVec>(p, split, item, i0, j0, row0, col0, acc, kVec);
       __syncthreads();  // the next tile refills the first stages
     }
   }
@@ -660,6 +758,7 @@ struct BigStager {
   static constexpr int kDst = kDq * kPitch + kDr;  // from copy c's place to copy c + 1's
   static_assert(kRowsRun ? kThreads % R == 0 : R % kDr == 0, "whole copies");
   const float* next;       // copy 0's element in the next slab
+  const float* cur;        // the next copy's element, while a slab is copied in pieces
   std::int64_t step;       // from copy c's element to copy c + 1's
   std::int64_t slab_step;  // from one slab's to the next
   int dst;                 // copy 0's place in a stage
@@ -681,13 +780,33 @@ struct BigStager {
       if (r0 + r + c * kDr < extent) inside |= 1u << c;
     }
   }
-  // Copies the slab at q0 (the one after the last issued) into xs; k: the extent along q.
-  // Where all of the thread's copies lie inside the operand they go unguarded; elsewhere the
-  // elements outside are zeros stored directly.
+  // Whether the thread's copies of the slab at q0 all lie inside the operand (k: its extent
+  // along q).
+  __device__ bool whole(std::int64_t q0, std::int64_t k) const {
+    return inside == (1u << kCopies) - 1 && q0 + kBigSlab <= k;
+  }
+  // A whole slab's copies one at a time, spread over the k steps of the slab before it: start(),
+  // copy(xs, c) for c = 0, 1, ... kCopies - 1, then advance(). A burst of twelve copies filled
+  // the memory pipe's queue, and the registers they read (addresses the allocator reused right
+  // after them) were held until the last of them left it.
+  __device__ void start() {
+    cur = next;
+  }
+  __device__ void copy(float* xs, int c) {
+    copy_async<4>(xs + dst + c * kDst, cur);
+    cur += step;
+  }
+  __device__ void advance() {
+    next += slab_step;
+  }
+
+  // Copies the slab at q0 (the one after the last issued) into xs at once and advances; k: the
+  // extent along q. Where all of the thread's copies lie inside the operand they go unguarded;
+  // elsewhere the elements outside are zeros stored directly.
   __device__ void issue(float* xs, std::int64_t q0, std::int64_t k) {
     float* const d = xs + dst;
     const float* src = next;
-    if (inside == (1u << kCopies) - 1 && q0 + kBigSlab <= k) {
+    if (whole(q0, k)) {
 #pragma unroll
       for (int c = 0; c < kCopies; ++c, src += step) copy_async<4>(d + c * kDst, src);
     } else {
@@ -762,39 +881,66 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
       // Fragments double-buffered in registers: step q + 1's loads before step q's products.
       float x[2][8], y[2][16];
       big_fragments(staged, staged + kBigStageB, 0, row0, col0, x[0], y[0]);
-      int stage = 0;  // slab % kBigStages
+      int stage = 0;        // slab % kBigStages
+      bool pieces = false;  // this slab's refill goes in pieces (slab 0 has none)
       for (int slab = 0; slab < slabs; ++slab) {
         const float* as = staged + stage * kBigStageWords;
         const float* bs = as + kBigStageB;
         const int next = stage + 1 == kBigStages ? 0 : stage + 1;
+        // The last slab's stage is free since its last barrier: slab + 3 goes there, a copy of
+        // A and half of one of B a step where every thread's copies are all inside the operands
+        // (pieces, agreed at the last barrier), else all at once at the first step. One copy
+        // group, committed at the last step.
+        const int ahead = slab - 1 + kBigStages;
+        const bool refill = slab > 0 && ahead < slabs;
+        float* const free = staged + (stage == 0 ? kBigStages - 1 : stage - 1) * kBigStageWords;
+        static_assert(decltype(sa)::kCopies == kBigSlab && decltype(sb)::kCopies == kBigSlab / 2,
+                      "a copy of A a step, one of B every other step");
+        // The slab's eight steps, in two copies of the code so that neither tests for pieces.
+        auto steps = [&]<bool kPieces>() {
 #pragma unroll
-        for (int q = 0; q < kBigSlab; ++q) {
-          if (q == 0 && slab > 0) {  // the last slab's stage is free since its last barrier
-            const int ahead = slab - 1 + kBigStages;
-            if (ahead < slabs) {
-              float* const free =
-                  staged + (stage == 0 ? kBigStages - 1 : stage - 1) * kBigStageWords;
+          for (int q = 0; q < kBigSlab; ++q) {
+            if constexpr (kPieces) {
+              if (q == 0) {
+                sa.start();
+                sb.start();
+              }
+              sa.copy(free, q);
+              if (q % 2 == 0) sb.copy(free + kBigStageB, q / 2);
+              if (q + 1 == kBigSlab) {
+                sa.advance();
+                sb.advance();
+              }
+            } else if (q == 0 && refill) {
               sa.issue(free, std::int64_t{ahead} * kBigSlab, p.k);
               sb.issue(free + kBigStageB, std::int64_t{ahead} * kBigSlab, p.k);
             }
-            commit_copies();
-          }
-          if (q + 1 < kBigSlab) {
-            big_fragments(as, bs, q + 1, row0, col0, x[(q + 1) % 2], y[(q + 1) % 2]);
-          } else if (slab + 1 < slabs) {
-            wait_copies<kBigStages - 2>();  // slab + 1 has landed (for everyone, after the
-            __syncthreads();                // barrier), and no one reads this slab's stage
-            const float* an = staged + next * kBigStageWords;
-            big_fragments(an, an + kBigStageB, 0, row0, col0, x[0], y[0]);
-          }
+            if (q + 1 == kBigSlab && slab > 0) commit_copies();
+            if (q + 1 < kBigSlab) {
+              big_fragments(as, bs, q + 1, row0, col0, x[(q + 1) % 2], y[(q + 1) % 2]);
+            } else if (slab + 1 < slabs) {
+              wait_copies<kBigStages - 2>();  // slab + 1 has landed (for everyone, after the
+              // barrier), and no one reads this slab's stage; whether slab + 1 refills in pieces
+              const std::int64_t q_ahead = std::int64_t{ahead + 1} * kBigSlab;
+              pieces = __syncthreads_and(ahead + 1 < slabs && sa.whole(q_ahead, p.k) &&
+                                         sb.whole(q_ahead, p.k));
+              const float* an = staged + next * kBigStageWords;
+              big_fragments(an, an + kBigStageB, 0, row0, col0, x[0], y[0]);
+            }
 #pragma unroll
-          for (int u = 0; u < 8; ++u)
+            for (int u = 0; u < 8; ++u)
 #pragma unroll
-            for (int v = 0; v < 16; ++v) acc[u][v] = fmaf(x[q % 2][u], y[q % 2][v], acc[u][v]);
+              for (int v = 0; v < 16; ++v) acc[u][v] = fmaf(x[q % 2][u], y[q % 2][v], acc[u][v]);
+          }
+        };
+        if (pieces) {
+          steps.template operator()<true>();
+        } else {
+          steps.template operator()<false>();
         }
         stage = next;
       }
-      store_tile<false>(p, Split{1, p.k, nullptr}, item, i0, j0, row0, col0, acc, vec_c);
+      store_tile<false, true>(p, Split{1, p.k, nullptr}, item, i0, j0, row0, col0, acc, vec_c);
       wait_copies<0>();  // no copy of this tile is still in flight into the stages
       __syncthreads();   // the next tile refills every stage
     }
