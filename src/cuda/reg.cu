@@ -820,7 +820,7 @@ struct BigStager {
         }
       }
     }
-    next += slab_step;
+    advance();
   }
 };
 
