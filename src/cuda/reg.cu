@@ -887,10 +887,10 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
         const float* as = staged + stage * kBigStageWords;
         const float* bs = as + kBigStageB;
         const int next = stage + 1 == kBigStages ? 0 : stage + 1;
-        // The last slab's stage is free since its last barrier: slab + 3 goes there, a copy of
-        // A and half of one of B a step where every thread's copies are all inside the operands
-        // (pieces, agreed at the last barrier), else all at once at the first step. One copy
-        // group, committed at the last step.
+        // The last slab's stage is free since its last barrier: slab + 3 goes there, one copy of
+        // A each step and one of B every other step where every thread's copies are all inside
+        // the operands (pieces, agreed at the last barrier), else all at once at the first step.
+        // One copy group, committed at the last step.
         const int ahead = slab - 1 + kBigStages;
         const bool refill = slab > 0 && ahead < slabs;
         float* const free = staged + (stage == 0 ? kBigStages - 1 : stage - 1) * kBigStageWords;
