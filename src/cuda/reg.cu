@@ -273,7 +273,7 @@ struct Stager {
   // predicated copy beside a predicated zero store to the same place costs three more issued
   // instructions a copy (the element kernels, with store_tile's C read first, measured
   // 1.06-1.13x at 1023^3 and 2047^3). 16-byte units stay guarded one by one: unguarded, they
-  // measured 0.97-0.99x (N T 2048^3, the split calls).
+  // measured 0.97-1.02x, slower on the split calls and N T 2048^3.
   __device__ void issue(float (*xs)[kRegPitch], std::int64_t ld, std::int64_t q0, std::int64_t Q,
                         int t) {
     const int r = Part::r_of(t), qs = Part::q_of(t);
@@ -455,9 +455,9 @@ __device__ __forceinline__ void multiply_slab(const float (*as)[kRegPitch],
 // kReadFirst: C is read N / 4 columns at a time, every load before the first store (a load after
 // a store to the same array waits for it); else each run of C is read and written in turn. The
 // first measured 1.06-1.13x on the 128 x 128 tile's element kernels (with their unguarded
-// copies) and is part of the 256 x 128 tile's 1.02-1.20x, but 0.98-0.99x on the 128 x 128
-// tile's 16-byte kernels, where another block on the multiprocessor hides the round trips
-// (bench/results/h100-ab-2026-12-06/README.md, "Patches 25, 26 and 27").
+// copies) and is part of the 256 x 128 tile's 1.02-1.20x, but 0.985-1.02x on the 128 x 128
+// tile's register kernels, no gain where another block on the multiprocessor can hide the
+// round trips (bench/results/h100-ab-2026-12-06/README.md, "Patches 25, 26 and 27").
 template <bool kSplit, bool kReadFirst, int N>
 __device__ __forceinline__ void store_tile(const Args<float>& p, const Split& split,
                                            std::int64_t item, std::int64_t i0, std::int64_t j0,
