@@ -17,7 +17,7 @@
 #
 # With `label`, any card: queue item 0, the whole `gpu` label on the tree as it is, then memcheck
 # and racecheck over the `cuda.reg` tests (~5 minutes on a fresh machine; last run on an H100 at
-# b0e3592, 2026-12-06: 247 of 247, both sanitizers clean).
+# d8b0885, 2026-12-06: 247 of 247, both sanitizers clean).
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
