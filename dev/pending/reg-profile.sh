@@ -14,6 +14,13 @@
 # packed into $OUT/regprof.tgz (bench/results/h100-ab-2026-12-06/ncu-reg-2048.tgz is one). The
 # build is scripts/gpu-check's (the `cuda.reg` tests run first). On an H200 it runs
 # dev/pending/next-call.sh instead: the H200's queue comes first.
+#
+# SIZE="M N K" (default "2048 2048 2048") profiles another shape. The reg-* arms' kernel regex
+# takes both of the 128 x 128 tile's kernels (`sgemm_(async_)?kernel`). TIMES="FORM:M:N:K ..."
+# first measures each kernel's duration (gpu__time_duration, 8 launches after the first 40) of
+# `cuda.reg:m=128:...` (its split sum included; with AB_PATCHES its twin too) and of cuBLAS at
+# each shape: times.csv (ns),
+# beside ncu's own CSVs. CUBLAS_KERNEL: the cublas-* arms' kernel regex (default ^Kernel2$).
 set -u
 out="${OUT:?}"
 start=$(date +%s)
@@ -23,9 +30,11 @@ STEP_MINUTES=4 timeout 300 scripts/gpu-check "$out/g" 'gtest:*cuda_reg*' >/dev/n
 tail -3 "$out/g/summary.txt"
 cli=build-gpu/bin/gemmroute
 w=$out/w; mkdir -p $w
-for form in "N N" "N T" "T N"; do echo "f32 $form 2048 2048 2048 1 packed" > $w/s-${form// /}.txt; done
+size=${SIZE:-2048 2048 2048}
+for form in "N N" "N T" "T N"; do echo "f32 $form $size 1 packed" > $w/s-${form// /}.txt; done
 sed 's/^candidates .*/candidates cuda.reg:m=128:n=128:k=8:t=8/' tuning/cuda-reg.spec > $w/reg.spec
 sed 's/^candidates .*/candidates cublas/' tuning/cuda-reg.spec > $w/cublas.spec
+sed 's/^candidates .*/candidates cuda.reg:m=128:n=128:k=8:t=8:ab=1/' tuning/cuda-reg.spec > $w/ab.spec
 big=cuda.reg:m=256:n=128:k=8:t=8x16${AB_PATCHES:+:ab=1}
 sed "s/^candidates .*/candidates $big/" tuning/cuda-reg.spec > $w/big.spec
 secs="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section InstructionStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis"
@@ -42,12 +51,32 @@ prof() {  # ARM KERNEL-REGEX SHAPES SPEC
     --import-source no --csv --page source --print-source sass $cli tune --device cuda:0 --shapes $s --spec $sp --out $w/t.csv > $w/sass-$n.csv 2>> $w/$n.err
   echo "$n sass rc=$?"
 }
+ours='sgemm_|split_sum_kernel' theirs='Kernel|gemm|xmma|reduce'
+for shape in ${TIMES:-}; do  # FORM:M:N:K, FORM as NN
+  IFS=: read -r f m n k <<< "$shape"
+  echo "f32 ${f:0:1} ${f:1:1} $m $n $k 1 packed" > $w/t.txt
+  for arm in reg ${AB_PATCHES:+ab} cublas; do
+    re=$ours; [ $arm = cublas ] && re=$theirs
+    rm -f $w/t.csv; ncu --clock-control none --kernel-name "regex:$re" --launch-skip 40 --launch-count 8 \
+      --metrics gpu__time_duration.sum --csv --page raw $cli tune --device cuda:0 --shapes $w/t.txt \
+      --spec $w/$arm.spec --out $w/t.csv > $w/times-$f-$m-$n-$k-$arm.csv 2>> $w/times.err
+    python3 - "$w/times-$f-$m-$n-$k-$arm.csv" "$shape,$arm" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+if head is not None:
+    name, dur = rows[head].index("Kernel Name"), rows[head].index("gpu__time_duration.sum")
+    for r in rows[head + 2:]:
+        if len(r) > max(name, dur):
+            print(f"{sys.argv[2]},{r[name]},{r[dur]}")
+PY
+  done
+done | tee $w/times.csv
 for what in ${WHICH:-reg-NN reg-NT cublas-NN cublas-NT}; do
   case $what in
-    reg-NN) prof reg-NN sgemm_kernel $w/s-NN.txt $w/reg.spec ;;
-    reg-NT) prof reg-NT sgemm_async_kernel $w/s-NT.txt $w/reg.spec ;;
+    reg-*) prof $what 'sgemm_(async_)?kernel' $w/s-${what#reg-}.txt $w/reg.spec ;;
     big-*) prof $what sgemm_big_kernel $w/s-${what#big-}.txt $w/big.spec ;;
-    cublas-*) prof $what '^Kernel2$' $w/s-${what#cublas-}.txt $w/cublas.spec ;;
+    cublas-*) prof $what "${CUBLAS_KERNEL:-^Kernel2\$}" $w/s-${what#cublas-}.txt $w/cublas.spec ;;
   esac
 done
 rm -f $w/t.csv
