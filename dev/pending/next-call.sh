@@ -65,7 +65,7 @@ if [ "${1:-}" = 28 ]; then  # patches 28 and 29 in an A/B build: tests, timing, 
     'gtest:*cuda_reg*:CudaRegSplit*:CudaWithoutGpu.*' \
     shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab-28-29.csv:3
   TIMES="NN:512:512:512 NN:1000:1000:1000 NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1024:1024:1024" \
-    WHICH=none ANY_CARD=1 timeout $((start + 400 - $(date +%s))) dev/pending/reg-profile.sh
+    WHICH=none QUEUED=1 timeout $((start + 400 - $(date +%s))) dev/pending/reg-profile.sh
   SANITIZE_FILTER='*cuda_reg*ab_1*:CudaRegSplit*' DEADLINE=$((start + 560)) \
     timeout $((start + 580 - $(date +%s))) scripts/gpu-check "$out/san" sanitize
   echo "wall $(($(date +%s) - start)) s"

@@ -13,21 +13,26 @@
 # (stall-ARM.csv) and the SASS with per-instruction counts and stall samples (sass-ARM.csv),
 # packed into $OUT/regprof.tgz (bench/results/h100-ab-2026-12-06/ncu-reg-2048.tgz is one). The
 # build is scripts/gpu-check's (the `cuda.reg` tests run first). On an H200 it runs
-# dev/pending/next-call.sh instead (the H200's queue comes first), unless ANY_CARD is set.
+# dev/pending/next-call.sh instead (the H200's queue comes first). QUEUED=1 (next-call.sh's own
+# calls, which have built and tested the tree): neither that nor the tests, only the build.
 #
 # SIZE="M N K" (default "2048 2048 2048") profiles another shape. The reg-* arms' kernel regex
 # takes both of the 128 x 128 tile's kernels (`sgemm_(async_)?kernel`). TIMES="FORM:M:N:K ..."
 # first measures each kernel's duration (gpu__time_duration, 8 launches after the first 40) of
 # `cuda.reg:m=128:...` (its split sum included; with AB_PATCHES its twin too) and of cuBLAS at
-# each shape: times.csv (ns),
-# beside ncu's own CSVs. CUBLAS_KERNEL: the cublas-* arms' kernel regex (default ^Kernel2$).
+# each shape: times.csv (ns), beside ncu's own CSVs. CUBLAS_KERNEL: the cublas-* arms' kernel
+# regex (default ^Kernel2$). WHICH=none: no profile (TIMES alone).
 set -u
 out="${OUT:?}"
 start=$(date +%s)
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $gpu"
-# The H200 queue first, unless ANY_CARD is set (next-call.sh's own calls of this script).
-[[ "$gpu" == *H200* && -z "${ANY_CARD:-}" ]] && exec dev/pending/next-call.sh
-STEP_MINUTES=4 timeout 300 scripts/gpu-check "$out/g" 'gtest:*cuda_reg*' >/dev/null 2>&1
+tests=('gtest:*cuda_reg*')
+if [ -n "${QUEUED:-}" ]; then
+  tests=()  # the calling queue item ran them
+elif [[ "$gpu" == *H200* ]]; then
+  exec dev/pending/next-call.sh  # the H200 queue first
+fi
+STEP_MINUTES=4 timeout 300 scripts/gpu-check "$out/g" "${tests[@]}" >/dev/null 2>&1
 tail -3 "$out/g/summary.txt"
 cli=build-gpu/bin/gemmroute
 w=$out/w; mkdir -p $w
