@@ -24,7 +24,9 @@
 # both, the timing of both tiles, their twins and cuBLAS over bench/shapes/cuda-reg-f32.txt in one
 # process (reg-ab-28-29.csv), each kernel's duration at six shapes (reg-profile.sh's TIMES: which
 # kernel a figure moved in, split sum or tile), then memcheck and racecheck over the twins' tests
-# (~9.5 minutes). dev/pending/reg-split-edge-shapes.txt and reg-ab128.spec make a shorter call.
+# (~9.5 minutes); before the kernel times, the same timing at dev/pending/reg-edge-controls.txt's
+# strided shapes (ld = rows + 1), which tell misaligned columns from edge tiles.
+# dev/pending/reg-split-edge-shapes.txt and reg-ab128.spec make a shorter call.
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
@@ -63,7 +65,8 @@ if [ "${1:-}" = 28 ]; then  # patches 28 and 29 in an A/B build: tests, timing, 
   export AB_PATCHES="$p/28-reg-split-sum-columns.patch;$p/29-reg-edge-rows-copied.patch"
   DEADLINE=$((start + 250)) timeout 270 scripts/gpu-check "$out/ab" \
     'gtest:*cuda_reg*:CudaRegSplit*:CudaWithoutGpu.*' \
-    shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab-28-29.csv:3
+    shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab-28-29.csv:3 \
+    shapes:dev/pending/reg-edge-controls.txt:tuning/cuda-reg-ab.spec:reg-edge-controls.csv:1
   TIMES="NN:512:512:512 NN:1000:1000:1000 NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1024:1024:1024" \
     WHICH=none QUEUED=1 timeout $((start + 400 - $(date +%s))) dev/pending/reg-profile.sh
   SANITIZE_FILTER='*cuda_reg*ab_1*:CudaRegSplit*' DEADLINE=$((start + 560)) \
