@@ -28,6 +28,11 @@
 # strided shapes (ld = rows + 1), which tell misaligned columns from edge tiles.
 # dev/pending/reg-split-edge-shapes.txt and reg-ab128.spec make a shorter call.
 #
+# With `28b`, any card, after `28`: the same build with dev/pending/x-big-burst.patch too (an
+# experiment, never to land: the 256 x 128 tile's twin refills every slab at once, as its edge
+# tiles do), timed over dev/pending/reg-edge-split.txt (m, n and k off the tile one at a time),
+# then reg-profile.sh's kernel times at six shapes ($OUT/times.csv; ~5 minutes).
+#
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
 # 18 and 19 applied and built, the tests of what 18 touches
@@ -71,6 +76,16 @@ if [ "${1:-}" = 28 ]; then  # patches 28 and 29 in an A/B build: tests, timing, 
     WHICH=none QUEUED=1 timeout $((start + 400 - $(date +%s))) dev/pending/reg-profile.sh
   SANITIZE_FILTER='*cuda_reg*ab_1*:CudaRegSplit*' DEADLINE=$((start + 560)) \
     timeout $((start + 580 - $(date +%s))) scripts/gpu-check "$out/san" sanitize
+  echo "wall $(($(date +%s) - start)) s"
+  exit 0
+fi
+if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, and the kernel times
+  p=dev/pending
+  export AB_PATCHES="$p/28-reg-split-sum-columns.patch;$p/29-reg-edge-rows-copied.patch;$p/x-big-burst.patch"
+  DEADLINE=$((start + 250)) timeout 270 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
+    shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:2
+  TIMES="NN:512:512:512 NN:1000:1000:1000 NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1024:1024:1024" \
+    WHICH=none QUEUED=1 timeout $((start + 560 - $(date +%s))) $p/reg-profile.sh
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi

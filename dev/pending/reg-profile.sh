@@ -14,7 +14,7 @@
 # packed into $OUT/regprof.tgz (bench/results/h100-ab-2026-12-06/ncu-reg-2048.tgz is one). The
 # build is scripts/gpu-check's (the `cuda.reg` tests run first). On an H200 it runs
 # dev/pending/next-call.sh instead (the H200's queue comes first). QUEUED=1 (next-call.sh's own
-# calls, which have built and tested the tree): neither that nor the tests, only the build.
+# calls, which have built and tested the tree): neither that nor the tests nor a build.
 #
 # SIZE="M N K" (default "2048 2048 2048") profiles another shape. The reg-* arms' kernel regex
 # takes both of the 128 x 128 tile's kernels (`sgemm_(async_)?kernel`). TIMES="FORM:M:N:K ..."
@@ -26,14 +26,14 @@ set -u
 out="${OUT:?}"
 start=$(date +%s)
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $gpu"
-tests=('gtest:*cuda_reg*')
-if [ -n "${QUEUED:-}" ]; then
-  tests=()  # the calling queue item ran them
-elif [[ "$gpu" == *H200* ]]; then
-  exec dev/pending/next-call.sh  # the H200 queue first
+# QUEUED: the calling queue item built the tree (the same BUILD and AB_PATCHES) and ran the
+# tests. gpu-check with no step would run its default steps (the whole label and the
+# sanitizers), so it is not called at all.
+if [ -z "${QUEUED:-}" ]; then
+  [[ "$gpu" == *H200* ]] && exec dev/pending/next-call.sh  # the H200 queue first
+  STEP_MINUTES=4 timeout 300 scripts/gpu-check "$out/g" 'gtest:*cuda_reg*' >/dev/null 2>&1
+  tail -3 "$out/g/summary.txt"
 fi
-STEP_MINUTES=4 timeout 300 scripts/gpu-check "$out/g" "${tests[@]}" >/dev/null 2>&1
-tail -3 "$out/g/summary.txt"
 cli=build-gpu/bin/gemmroute
 w=$out/w; mkdir -p $w
 size=${SIZE:-2048 2048 2048}
@@ -78,6 +78,7 @@ if head is not None:
 PY
   done
 done | tee $w/times.csv
+[ -s $w/times.csv ] && cp $w/times.csv $out/times.csv  # also where a timeout cuts the profiles
 for what in ${WHICH:-reg-NN reg-NT cublas-NN cublas-NT}; do
   case $what in
     reg-*) prof $what 'sgemm_(async_)?kernel' $w/s-${what#reg-}.txt $w/reg.spec ;;
