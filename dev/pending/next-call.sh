@@ -7,10 +7,10 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): the `28` call below (patches 28 and 29 in an A/B build), work that
-#         needs no H200 (a same-card campaign would not enter its table).
+#   other cards (an H100): the `28b` call below (patch 29 and an experiment in an A/B build),
+#         work that needs no H200 (a same-card campaign would not enter its table).
 #
-#   dev/pending/next-call.sh [label | 28 | 18 | 18b | campaigns]
+#   dev/pending/next-call.sh [label | 28 | 28b | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
 #                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
 #                                         second call once the label and the bench have run)
@@ -19,14 +19,14 @@
 # and racecheck over the `cuda.reg` tests (~5 minutes on a fresh machine; last run on an H100 at
 # d8b0885, 2026-12-06: 247 of 247, both sanitizers clean).
 #
-# With `28`, any card: patches 28 (the split-k sum by columns) and 29 (the 128 x 128 tile's edge
-# rows copied, not zeroed) built beside the shipped reg.cu (`:ab=1`): the `cuda.reg` tests of
-# both, the timing of both tiles, their twins and cuBLAS over bench/shapes/cuda-reg-f32.txt in one
-# process (reg-ab-28-29.csv), each kernel's duration at six shapes (reg-profile.sh's TIMES: which
-# kernel a figure moved in, split sum or tile), then memcheck and racecheck over the twins' tests
-# (~9.5 minutes); before the kernel times, the same timing at dev/pending/reg-edge-controls.txt's
-# strided shapes (ld = rows + 1), which tell misaligned columns from edge tiles.
-# dev/pending/reg-split-edge-shapes.txt and reg-ab128.spec make a shorter call.
+# With `28`, any card (ran on 2026-12-06, thirtieth, with patch 28 too, which then landed):
+# patch 29 (the 128 x 128 tile's edge rows copied, not zeroed) built beside the shipped reg.cu
+# (`:ab=1`): the `cuda.reg` tests of both, the timing of both tiles, their twins and cuBLAS over
+# bench/shapes/cuda-reg-f32.txt in one process (reg-ab-29.csv) and at
+# dev/pending/reg-edge-controls.txt's strided shapes (ld = rows + 1: misaligned columns apart from
+# edge tiles), each kernel's duration at six shapes (reg-profile.sh's TIMES), then memcheck and
+# racecheck over the twins (~9.5 minutes). dev/pending/reg-split-edge-shapes.txt and
+# reg-ab128.spec make a shorter call.
 #
 # With `28b`, any card, after `28`: the same build with dev/pending/x-big-burst.patch too (an
 # experiment, never to land: the 256 x 128 tile's twin refills every slab at once, as its edge
@@ -67,10 +67,10 @@ if [ "${1:-}" = label ]; then
 fi
 if [ "${1:-}" = 28 ]; then  # patches 28 and 29 in an A/B build: tests, timing, kernel times, sanitizers
   p=dev/pending
-  export AB_PATCHES="$p/28-reg-split-sum-columns.patch;$p/29-reg-edge-rows-copied.patch"
+  export AB_PATCHES="$p/29-reg-edge-rows-copied.patch"
   DEADLINE=$((start + 250)) timeout 270 scripts/gpu-check "$out/ab" \
     'gtest:*cuda_reg*:CudaRegSplit*:CudaWithoutGpu.*' \
-    shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab-28-29.csv:3 \
+    shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab-29.csv:3 \
     shapes:dev/pending/reg-edge-controls.txt:tuning/cuda-reg-ab.spec:reg-edge-controls.csv:1
   TIMES="NN:512:512:512 NN:1000:1000:1000 NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1024:1024:1024" \
     WHICH=none QUEUED=1 timeout $((start + 400 - $(date +%s))) dev/pending/reg-profile.sh
@@ -81,7 +81,7 @@ if [ "${1:-}" = 28 ]; then  # patches 28 and 29 in an A/B build: tests, timing, 
 fi
 if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, and the kernel times
   p=dev/pending
-  export AB_PATCHES="$p/28-reg-split-sum-columns.patch;$p/29-reg-edge-rows-copied.patch;$p/x-big-burst.patch"
+  export AB_PATCHES="$p/29-reg-edge-rows-copied.patch;$p/x-big-burst.patch"
   DEADLINE=$((start + 250)) timeout 270 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
     shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:2
   TIMES="NN:512:512:512 NN:1000:1000:1000 NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1024:1024:1024" \
@@ -127,7 +127,7 @@ if [[ "$gpu" == *H200* ]]; then
   BENCH_CANDIDATES=cublas DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 \
     scripts/gpu-check "$out/g" "${steps[@]}"
 else
-  exec "$0" 28
+  exec "$0" 28b
 fi
 for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done

@@ -947,16 +947,48 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
   }
 }
 
-// Element e of the batch's C (i + j m + item m n): alpha times the chunks' sums, added in
-// chunk order, plus beta C.
-__global__ void __launch_bounds__(kThreads) split_sum_kernel(Args<float> p, Split split) {
+// The chunks' sums into C: alpha times them, added in chunk order, plus beta C. A column of an
+// item takes 2^shift threads, each 4 rows at a time (16-byte loads and stores with vec: m a
+// multiple of 4, C's base and ld multiples of 16 bytes), so a block takes kThreads >> shift
+// columns; no index is divided.
+__global__ void __launch_bounds__(kThreads)
+    split_sum_kernel(Args<float> p, Split split, int shift, bool vec) {
   const std::int64_t mn = p.m * p.n, total = mn * p.batch;
-  for (std::int64_t e = blockIdx.x * std::int64_t{kThreads} + threadIdx.x; e < total;
-       e += std::int64_t{gridDim.x} * kThreads) {
-    float sum = split.partial[e];
-    for (int s = 1; s < split.count; ++s) sum += split.partial[s * total + e];
-    const std::int64_t item = e / mn, ij = e % mn;
-    update(p.c.item(item) + ij % p.m + (ij / p.m) * p.c.ld, sum, p);
+  const int lane = threadIdx.x & ((1 << shift) - 1), columns = kThreads >> shift;
+  for (std::int64_t item = blockIdx.z; item < p.batch; item += gridDim.z) {
+    float* c = p.c.item(item);
+    const float* part = split.partial + item * mn;
+    for (std::int64_t j = std::int64_t{blockIdx.y} * columns + (threadIdx.x >> shift); j < p.n;
+         j += std::int64_t{gridDim.y} * columns) {
+      for (std::int64_t i = 4 * lane; i < p.m; i += 4 << shift) {
+        const float* x = part + j * p.m + i;
+        float* cj = c + j * p.c.ld + i;
+        if (vec) {
+          float4 sum = *reinterpret_cast<const float4*>(x);
+          for (int s = 1; s < split.count; ++s) {
+            const float4 y = *reinterpret_cast<const float4*>(x + s * total);
+            sum.x += y.x, sum.y += y.y, sum.z += y.z, sum.w += y.w;
+          }
+          float4 r = make_float4(p.alpha * sum.x, p.alpha * sum.y, p.alpha * sum.z,
+                                 p.alpha * sum.w);
+          if (!p.beta_zero) {
+            const float4 old = *reinterpret_cast<const float4*>(cj);
+            r.x = fmaf(p.beta, old.x, r.x);
+            r.y = fmaf(p.beta, old.y, r.y);
+            r.z = fmaf(p.beta, old.z, r.z);
+            r.w = fmaf(p.beta, old.w, r.w);
+          }
+          *reinterpret_cast<float4*>(cj) = r;
+        } else {
+          for (int l = 0; l < 4; ++l) {
+            if (i + l >= p.m) break;
+            float sum = x[l];
+            for (int s = 1; s < split.count; ++s) sum += x[s * total + l];
+            update(cj + l, sum, p);
+          }
+        }
+      }
+    }
   }
 }
 
@@ -1046,9 +1078,12 @@ void launch_sgemm_form(const Problem& p, const CudaExec& exec) {
   }
   check_launch("sgemm_kernel");
   if (split.count > 1) {
-    const std::int64_t total = p.m * p.n * p.batch;
-    split_sum_kernel<<<grid_dim((total + kThreads - 1) / kThreads, 32 * std::int64_t{exec.sms()}),
-                       kThreads, 0, stream>>>(args, split);
+    int shift = 0;  // 2^shift threads a column: the least that cover m in fours, at most kThreads
+    while ((4 << shift) < p.m && (1 << shift) < kThreads) ++shift;
+    const std::int64_t columns = kThreads >> shift;
+    const dim3 sum_grid(1, grid_dim((p.n + columns - 1) / columns, kGridYZ),
+                        grid_dim(p.batch, kGridYZ));
+    split_sum_kernel<<<sum_grid, kThreads, 0, stream>>>(args, split, shift, vec);
     check_launch("split_sum_kernel");
   }
 }
