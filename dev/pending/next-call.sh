@@ -7,7 +7,7 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): the `28b` call below (patch 29 and an experiment in an A/B build),
+#   other cards (an H100): the `28b` call below (patch 29 in an A/B build, edge diagnosis),
 #         work that needs no H200 (a same-card campaign would not enter its table).
 #
 #   dev/pending/next-call.sh [label | 28 | 28b | 18 | 18b | campaigns]
@@ -28,10 +28,11 @@
 # racecheck over the twins (~9.5 minutes). dev/pending/reg-split-edge-shapes.txt and
 # reg-ab128.spec make a shorter call.
 #
-# With `28b`, any card, after `28`: the same build with dev/pending/x-big-burst.patch too (an
-# experiment, never to land: the 256 x 128 tile's twin refills every slab at once, as its edge
-# tiles do), timed over dev/pending/reg-edge-split.txt (m, n and k off the tile one at a time),
-# then reg-profile.sh's kernel times at six shapes ($OUT/times.csv; ~5 minutes).
+# With `28b`, any card, after `28`: the same A/B build (patch 29), timed over
+# dev/pending/reg-edge-split.txt (m, n and k off the tile one at a time: which edge binds), then
+# reg-profile.sh's kernel times at six shapes ($OUT/times.csv), then ncu's profile of the
+# 256 x 128 tile at N N 2047^3 and 2048^3 ($OUT/regprof-big-2047.tgz, -2048.tgz: per-instruction
+# counts and stalls, where the edge tiles' time goes; ~9 minutes).
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
@@ -79,13 +80,17 @@ if [ "${1:-}" = 28 ]; then  # patches 28 and 29 in an A/B build: tests, timing, 
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
-if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, and the kernel times
+if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, kernel times, profiles
   p=dev/pending
-  export AB_PATCHES="$p/29-reg-edge-rows-copied.patch;$p/x-big-burst.patch"
-  DEADLINE=$((start + 250)) timeout 270 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
+  export AB_PATCHES="$p/29-reg-edge-rows-copied.patch"
+  DEADLINE=$((start + 200)) timeout 220 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
     shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:2
-  TIMES="NN:512:512:512 NN:1000:1000:1000 NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1024:1024:1024" \
-    WHICH=none QUEUED=1 timeout $((start + 560 - $(date +%s))) $p/reg-profile.sh
+  TIMES="NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1000:1000:1000 NN:512:512:512 NN:1024:1024:1024" \
+    WHICH=none QUEUED=1 timeout $((start + 390 - $(date +%s))) $p/reg-profile.sh
+  for size in 2047 2048; do
+    SIZE="$size $size $size" WHICH=big-NN TAG=big-$size QUEUED=1 \
+      timeout $((start + 575 - $(date +%s))) $p/reg-profile.sh
+  done
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi

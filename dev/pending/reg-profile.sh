@@ -21,7 +21,8 @@
 # first measures each kernel's duration (gpu__time_duration, 8 launches after the first 40) of
 # `cuda.reg:m=128:...` (its split sum included; with AB_PATCHES its twin too) and of cuBLAS at
 # each shape: times.csv (ns), beside ncu's own CSVs. CUBLAS_KERNEL: the cublas-* arms' kernel
-# regex (default ^Kernel2$). WHICH=none: no profile (TIMES alone).
+# regex (default ^Kernel2$). WHICH=none: no profile (TIMES alone). TAG: the archive is
+# regprof-TAG.tgz (two calls in one run).
 set -u
 out="${OUT:?}"
 start=$(date +%s)
@@ -88,5 +89,5 @@ for what in ${WHICH:-reg-NN reg-NT cublas-NN cublas-NT}; do
 done
 rm -f $w/t.csv
 grep -h '"Kernel Name"' -A1 $w/ncu-*.csv | cut -c1-300 | head
-tar czf $out/regprof.tgz -C $out w && rm -rf $w
+tar czf $out/regprof${TAG:+-$TAG}.tgz -C $out w && rm -rf $w
 echo "wall $(($(date +%s) - start)) s"
