@@ -32,7 +32,8 @@
 # dev/pending/reg-edge-split.txt (m, n and k off the tile one at a time: which edge binds), then
 # reg-profile.sh's kernel times at six shapes ($OUT/times.csv), then ncu's profile of the
 # 256 x 128 tile at N N 2047^3 and 2048^3 ($OUT/regprof-big-2047.tgz, -2048.tgz: per-instruction
-# counts and stalls, where the edge tiles' time goes; ~9 minutes).
+# counts and stalls, where the edge tiles' time goes; ~9 minutes; LIMIT=SECONDS fits it into
+# less, the timing first, the kernel times to two thirds of it, the profiles in what is left).
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
@@ -82,14 +83,16 @@ if [ "${1:-}" = 28 ]; then  # patches 28 and 29 in an A/B build: tests, timing, 
 fi
 if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, kernel times, profiles
   p=dev/pending
+  end=$((start + ${LIMIT:-575}))  # LIMIT: the seconds the call has (less where device time is short)
   export AB_PATCHES="$p/29-reg-edge-rows-copied.patch"
-  DEADLINE=$((start + 200)) timeout 220 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
+  DEADLINE=$((start + 170)) timeout 190 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
     shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:2
-  TIMES="NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1000:1000:1000 NN:512:512:512 NN:1024:1024:1024" \
-    WHICH=none QUEUED=1 timeout $((start + 390 - $(date +%s))) $p/reg-profile.sh
+  TIMES="NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1024:1024:1024 NN:1000:1000:1000 NN:512:512:512" \
+    WHICH=none QUEUED=1 timeout $(((end - start) * 2 / 3 + start - $(date +%s))) $p/reg-profile.sh
   for size in 2047 2048; do
+    [ $((end - $(date +%s))) -gt 30 ] || break
     SIZE="$size $size $size" WHICH=big-NN TAG=big-$size QUEUED=1 \
-      timeout $((start + 575 - $(date +%s))) $p/reg-profile.sh
+      timeout $((end - $(date +%s))) $p/reg-profile.sh
   done
   echo "wall $(($(date +%s) - start)) s"
   exit 0
