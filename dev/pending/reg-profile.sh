@@ -20,7 +20,7 @@
 # takes both of the 128 x 128 tile's kernels (`sgemm_(async_)?kernel`). TIMES="FORM:M:N:K ..."
 # first measures each kernel's duration (gpu__time_duration, 8 launches after the first 40) of
 # `cuda.reg:m=128:...` (its split sum included; with AB_PATCHES its twin too) and of cuBLAS at
-# each shape: times.csv (ns), beside ncu's own CSVs. CUBLAS_KERNEL: the cublas-* arms' kernel
+# each shape: $OUT/times.csv (ns). CUBLAS_KERNEL: the cublas-* arms' kernel
 # regex (default ^Kernel2$). WHICH=none: no profile (TIMES alone). TAG: the archive is
 # regprof-TAG.tgz (two calls in one run).
 set -u
@@ -78,8 +78,8 @@ if head is not None:
             print(f"{sys.argv[2]},{r[name]},{r[dur]}")
 PY
   done
-done | tee $w/times.csv
-[ -s $w/times.csv ] && cp $w/times.csv $out/times.csv  # also where a timeout cuts the profiles
+done | tee $out/times.csv  # under $OUT as it goes: a timeout keeps the shapes done
+[ -s $out/times.csv ] || rm -f $out/times.csv
 for what in ${WHICH:-reg-NN reg-NT cublas-NN cublas-NT}; do
   case $what in
     reg-*) prof $what 'sgemm_(async_)?kernel' $w/s-${what#reg-}.txt $w/reg.spec ;;
