@@ -64,7 +64,7 @@ for shape in ${TIMES:-}; do  # FORM:M:N:K, FORM as NN
   echo "f32 ${f:0:1} ${f:1:1} $m $n $k 1 packed" > $w/t.txt
   for arm in reg ${AB_PATCHES:+ab} cublas; do
     re=$ours; [ $arm = cublas ] && re=$theirs
-    rm -f $w/t.csv; ncu --clock-control none --kernel-name "regex:$re" --launch-skip 40 --launch-count 8 \
+    rm -f $w/t.csv; ncu --clock-control none --kernel-name "regex:$re" --launch-skip ${TIMES_SKIP:-40} --launch-count 8 \
       --metrics gpu__time_duration.sum --csv --page raw $cli tune --device cuda:0 --shapes $w/t.txt \
       --spec $w/$arm.spec --out $w/t.csv > $w/times-$f-$m-$n-$k-$arm.csv 2>> $w/times.err
     python3 - "$w/times-$f-$m-$n-$k-$arm.csv" "$shape,$arm" <<'PY'
@@ -78,8 +78,7 @@ if head is not None:
             print(f"{sys.argv[2]},{r[name]},{r[dur]}")
 PY
   done
-done | tee $out/times.csv  # under $OUT as it goes: a timeout keeps the shapes done
-[ -s $out/times.csv ] || rm -f $out/times.csv
+done | if [ -n "${TIMES:-}" ]; then tee $out/times.csv; else cat; fi  # as it goes under $OUT
 for what in ${WHICH:-reg-NN reg-NT cublas-NN cublas-NT}; do
   case $what in
     reg-*) prof $what 'sgemm_(async_)?kernel' $w/s-${what#reg-}.txt $w/reg.spec ;;
