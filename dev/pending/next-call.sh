@@ -7,8 +7,8 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): the `28b` call below (patch 29 in an A/B build, edge diagnosis),
-#         work that needs no H200 (a same-card campaign would not enter its table).
+#   other cards (an H100): the `label` call below (the tree with 28 and 30 landed), work that
+#         needs no H200 (a same-card campaign would not enter its table).
 #
 #   dev/pending/next-call.sh [label | 28 | 28b | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
@@ -28,7 +28,7 @@
 # racecheck over the twins (~9.5 minutes). dev/pending/reg-split-edge-shapes.txt and
 # reg-ab128.spec make a shorter call.
 #
-# With `28b`, any card, after `28`: the same A/B build (patch 29), timed over
+# With `28b`, any card (ran on 2026-12-06, thirtieth): patch 29 in an A/B build, timed over
 # dev/pending/reg-edge-split.txt (m, n and k off the tile one at a time: which edge binds), then
 # reg-profile.sh's kernel times at six shapes ($OUT/times.csv), then ncu's profile of the
 # 256 x 128 tile at N N 2047^3 and 2048^3 ($OUT/regprof-big-2047.tgz, -2048.tgz: per-instruction
@@ -135,7 +135,7 @@ if [[ "$gpu" == *H200* ]]; then
   BENCH_CANDIDATES=cublas DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 \
     scripts/gpu-check "$out/g" "${steps[@]}"
 else
-  exec "$0" 28b
+  exec "$0" label
 fi
 for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done

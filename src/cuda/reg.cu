@@ -748,8 +748,9 @@ constexpr std::size_t kBigShared = std::size_t{kBigStages} * kBigStageWords * si
 // X(r, q) = x[r + q ld], and thread t's copy c takes element e = t + 256 c of the slab at r =
 // e % R, q = e / R; else they run along q (A in T, B in N), X(r, q) = x[q + r ld], q = e % 8,
 // r = e / 8. Either way copy c is copy 0 moved by c (kDr, kDq): its place in the stage is a
-// constant offset from copy 0's, its source a fixed step further.
-template <bool kRowsRun, int R>
+// constant offset from copy 0's, its source a fixed step further. kLastRow (with kRowsRun):
+// rows past the operand's edge copy its last row (begin()).
+template <bool kRowsRun, int R, bool kLastRow = false>
 struct BigStager {
   static constexpr int kCopies = R * kBigSlab / kThreads;
   static constexpr int kPitch = R + 4;
@@ -765,20 +766,29 @@ struct BigStager {
   int q;                   // copy 0's q
   unsigned inside;         // bit c: copy c's r is inside the operand
 
-  // x: the item; r0: the tile's first r; extent: the operand's along r.
+  // x: the item; r0: the tile's first r; extent: the operand's along r. With kLastRow, a thread
+  // past the edge copies row extent - 1 (its copies all lie in one row): a row past the edge
+  // reaches only rows (A) or columns (B) of the tile's C outside the call, which are never
+  // written, so it may hold any value. Its copies are then all "inside", and an edge tile's
+  // whole slabs refill in pieces as the others do.
   __device__ void begin(const float* x, std::int64_t ld, std::int64_t r0, std::int64_t extent,
                         int t) {
     const int r = kRowsRun ? t % R : t / kBigSlab;
     q = kRowsRun ? t / R : t % kBigSlab;
     dst = q * kPitch + r;
-    next = kRowsRun ? x + (r0 + r) + q * ld : x + q + (r0 + r) * ld;
+    if constexpr (kRowsRun && kLastRow) {
+      next = x + (r0 + r < extent ? r0 + r : extent - 1) + q * ld;
+      inside = (1u << kCopies) - 1;
+    } else {
+      next = kRowsRun ? x + (r0 + r) + q * ld : x + q + (r0 + r) * ld;
+      inside = 0;
+#pragma unroll
+      for (int c = 0; c < kCopies; ++c) {
+        if (r0 + r + c * kDr < extent) inside |= 1u << c;
+      }
+    }
     step = kRowsRun ? kDq * ld : kDr * ld;
     slab_step = kRowsRun ? kBigSlab * ld : kBigSlab;
-    inside = 0;
-#pragma unroll
-    for (int c = 0; c < kCopies; ++c) {
-      if (r0 + r + c * kDr < extent) inside |= 1u << c;
-    }
   }
   // Whether the thread's copies of the slab at q0 all lie inside the operand (k: its extent
   // along q).
@@ -841,13 +851,14 @@ __device__ __forceinline__ void big_fragments(const float* as, const float* bs, 
 
 // kTa, kTb: op(A), op(B) is the transpose (a real C is folded into T). The whole k, straight
 // into C (16 bytes at a time where vec_c: m a multiple of 4, C's base, ld and stride 16-byte
-// multiples).
-template <bool kTa, bool kTb>
+// multiples). kLastRow: the operands whose runs lie along r copy their last row past the edge
+// (BigStager::begin; which calls take it: launch_sgemm_big_form).
+template <bool kTa, bool kTb, bool kLastRow>
 __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, bool vec_c) {
   extern __shared__ __align__(16) float staged[];  // [kBigStages][A's 8 x 260, B's 8 x 132]
 
-  BigStager<!kTa, kBigM> sa;  // A(i, q): stored columns along i when N
-  BigStager<kTb, kBigN> sb;   // B(q, j) = X(j, q): stored columns along j when T
+  BigStager<!kTa, kBigM, kLastRow> sa;  // A(i, q): stored columns along i when N
+  BigStager<kTb, kBigN, kLastRow> sb;   // B(q, j) = X(j, q): stored columns along j when T
 
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;
   // The thread's rows: (warp % 4) 64 + s 32 + (lane % 8) 4 + (0..3), s < 2; its columns:
@@ -1103,16 +1114,29 @@ void launch_sgemm(const Problem& p, const CudaExec& exec) {
 }
 
 // cuda.reg:m=256:n=128:k=8:t=8x16: every call on the 256 x 128 tile, its whole k in one block a
-// tile (k < 2^31: can_run).
-template <bool kTa, bool kTb>
-void launch_sgemm_big_form(const Problem& p, const CudaExec& exec) {
-  const auto kernel = sgemm_big_kernel<kTa, kTb>;
+// tile (k < 2^31: can_run). Rows past the edge copied (kLastRow) where that measured faster on
+// an H100 (bench/results/h100-ab-2026-12-06/README.md, "Patch 30"): N N where A has an edge
+// tile (m off the tile: 1.08-1.11x; 0.95x where it has none, as the kernel's schedule changed),
+// and N T always (1.014x); T N has no operand whose runs lie along r, and T T was not faster.
+template <bool kTa, bool kTb, bool kLastRow>
+void launch_sgemm_big_kernel(const Problem& p, const CudaExec& exec) {
+  const auto kernel = sgemm_big_kernel<kTa, kTb, kLastRow>;
   exec.allow_shared(reinterpret_cast<const void*>(kernel), kBigShared);
   const std::int64_t tiles = ((p.m + kBigM - 1) / kBigM) * ((p.n + kBigN - 1) / kBigN);
   const dim3 grid(grid_dim(tiles, kGridX), 1, grid_dim(p.batch, kGridYZ));
   kernel<<<grid, kThreads, kBigShared, exec.cuda_stream()>>>(make_args<float>(p),
                                                              runs_of_four(p.c, p.m, p.batch));
   check_launch("sgemm_big_kernel");
+}
+
+template <bool kTa, bool kTb>
+void launch_sgemm_big_form(const Problem& p, const CudaExec& exec) {
+  if constexpr (!kTa && !kTb) {
+    p.m % kBigM != 0 ? launch_sgemm_big_kernel<kTa, kTb, true>(p, exec)
+                     : launch_sgemm_big_kernel<kTa, kTb, false>(p, exec);
+  } else {
+    launch_sgemm_big_kernel<kTa, kTb, !kTa && kTb>(p, exec);
+  }
 }
 
 void launch_sgemm_big(const Problem& p, const CudaExec& exec) {
