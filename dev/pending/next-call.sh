@@ -19,21 +19,18 @@
 # and racecheck over the `cuda.reg` tests (~5 minutes on a fresh machine; last run on an H100 at
 # d8b0885, 2026-12-06: 247 of 247, both sanitizers clean).
 #
-# With `28`, any card (ran on 2026-12-06, thirtieth, with patch 28 too, which then landed):
-# patch 29 (the 128 x 128 tile's edge rows copied, not zeroed) built beside the shipped reg.cu
-# (`:ab=1`): the `cuda.reg` tests of both, the timing of both tiles, their twins and cuBLAS over
-# bench/shapes/cuda-reg-f32.txt in one process (reg-ab-29.csv) and at
+# With `28`, any card, AB_PATCHES set (reg.cu patches, ';' between): the patches built beside
+# the shipped reg.cu (`:ab=1`), the `cuda.reg` tests of both, the timing of both tiles, their
+# twins and cuBLAS over bench/shapes/cuda-reg-f32.txt in one process (reg-ab.csv) and at
 # dev/pending/reg-edge-controls.txt's strided shapes (ld = rows + 1: misaligned columns apart from
 # edge tiles), each kernel's duration at six shapes (reg-profile.sh's TIMES), then memcheck and
-# racecheck over the twins (~9.5 minutes). dev/pending/reg-split-edge-shapes.txt and
-# reg-ab128.spec make a shorter call.
-#
-# With `28b`, any card (ran on 2026-12-06, thirtieth): patch 29 in an A/B build, timed over
-# dev/pending/reg-edge-split.txt (m, n and k off the tile one at a time: which edge binds), then
-# reg-profile.sh's kernel times at six shapes ($OUT/times.csv), then ncu's profile of the
-# 256 x 128 tile at N N 2047^3 and 2048^3 ($OUT/regprof-big-2047.tgz, -2048.tgz: per-instruction
-# counts and stalls, where the edge tiles' time goes; ~9 minutes; LIMIT=SECONDS fits it into
-# less, the timing first, the kernel times to two thirds of it, the profiles in what is left).
+# racecheck over the twins (~9.5 minutes). With `28b`, any card, AB_PATCHES set: the same build
+# timed over dev/pending/reg-edge-split.txt (m, n and k off the tile one at a time), then the
+# kernel times at six shapes ($OUT/times.csv), then ncu's profile of the 256 x 128 tile at N N
+# 2047^3 and 2048^3 ($OUT/regprof-big-2047.tgz, -2048.tgz; ~9 minutes; LIMIT=SECONDS fits it
+# into less: the timing first, the kernel times to two thirds of it, the profiles in what is
+# left). Both ran on 2026-12-06 (thirtieth) with patches 28 and 29, which landed (29 in N N).
+# dev/pending/reg-split-edge-shapes.txt and reg-ab128.spec make a shorter call.
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
@@ -67,15 +64,15 @@ if [ "${1:-}" = label ]; then
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
-if [ "${1:-}" = 28 ]; then  # patches 28 and 29 in an A/B build: tests, timing, kernel times, sanitizers
+if [ "${1:-}" = 28 ]; then  # a reg.cu patch in an A/B build: tests, timing, kernel times, sanitizers
   p=dev/pending
-  export AB_PATCHES="$p/29-reg-edge-rows-copied.patch"
+  export AB_PATCHES="${AB_PATCHES:?the reg.cu patches to build beside the shipped file}"
   DEADLINE=$((start + 250)) timeout 270 scripts/gpu-check "$out/ab" \
     'gtest:*cuda_reg*:CudaRegSplit*:CudaWithoutGpu.*' \
-    shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab-29.csv:3 \
+    shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab.csv:3 \
     shapes:dev/pending/reg-edge-controls.txt:tuning/cuda-reg-ab.spec:reg-edge-controls.csv:1
   TIMES="NN:512:512:512 NN:1000:1000:1000 NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1024:1024:1024" \
-    WHICH=none QUEUED=1 timeout $((start + 400 - $(date +%s))) dev/pending/reg-profile.sh
+    TIMES_SKIP=8 WHICH=none QUEUED=1 timeout $((start + 400 - $(date +%s))) dev/pending/reg-profile.sh
   SANITIZE_FILTER='*cuda_reg*ab_1*:CudaRegSplit*' DEADLINE=$((start + 560)) \
     timeout $((start + 580 - $(date +%s))) scripts/gpu-check "$out/san" sanitize
   echo "wall $(($(date +%s) - start)) s"
@@ -84,11 +81,11 @@ fi
 if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, kernel times, profiles
   p=dev/pending
   end=$((start + ${LIMIT:-575}))  # LIMIT: the seconds the call has (less where device time is short)
-  export AB_PATCHES="$p/29-reg-edge-rows-copied.patch"
+  export AB_PATCHES="${AB_PATCHES:?the reg.cu patches to build beside the shipped file}"
   DEADLINE=$((start + 170)) timeout 190 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
     shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:2
   TIMES="NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1024:1024:1024 NN:1000:1000:1000 NN:512:512:512" \
-    WHICH=none QUEUED=1 timeout $(((end - start) * 2 / 3 + start - $(date +%s))) $p/reg-profile.sh
+    TIMES_SKIP=8 WHICH=none QUEUED=1 timeout $(((end - start) * 2 / 3 + start - $(date +%s))) $p/reg-profile.sh
   for size in 2047 2048; do
     [ $((end - $(date +%s))) -gt 30 ] || break
     SIZE="$size $size $size" WHICH=big-NN TAG=big-$size QUEUED=1 \

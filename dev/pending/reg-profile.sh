@@ -18,7 +18,8 @@
 #
 # SIZE="M N K" (default "2048 2048 2048") profiles another shape. The reg-* arms' kernel regex
 # takes both of the 128 x 128 tile's kernels (`sgemm_(async_)?kernel`). TIMES="FORM:M:N:K ..."
-# first measures each kernel's duration (gpu__time_duration, 8 launches after the first 40) of
+# first measures each kernel's duration (gpu__time_duration, 8 launches after the first
+# TIMES_SKIP, default 40; the large shapes launch fewer: 8 there) of
 # `cuda.reg:m=128:...` (its split sum included; with AB_PATCHES its twin too) and of cuBLAS at
 # each shape: $OUT/times.csv (ns). CUBLAS_KERNEL: the cublas-* arms' kernel
 # regex (default ^Kernel2$). WHICH=none: no profile (TIMES alone). TAG: the archive is

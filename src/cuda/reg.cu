@@ -256,16 +256,28 @@ struct SlabPart {
 // A slab copied from global to shared memory asynchronously (cp.async, no registers held while
 // the copies fly): one 16-byte copy a unit where the run lies along r, four 4-byte copies (a
 // transpose) where it lies along q, one 4-byte copy an element. Elements outside the operand are
-// zeros stored directly. issue() starts the copies of the next slab.
-template <bool kRowsRun, bool kVec, int S>
+// zeros stored directly (but see kLastRow). issue() starts the copies of the next slab.
+template <bool kRowsRun, bool kVec, int S, bool kLastRow = false>
 struct Stager {
   using Part = SlabPart<kRowsRun, kVec, S>;
   static constexpr int kApart = Part::kApart, kUnits = Part::kUnits;
   Part part;
 
+  // kLastRow, element copies: rows past the operand's edge along r copy its last row instead of
+  // zeros. They reach only rows (A) or columns (B) of the tile's C outside the call, which are
+  // never written, so an edge tile's whole slabs need no zeros and no guard: a thread past the
+  // edge copies from row R - 1 (where its runs lie along r, all its units: `inside` all set),
+  // or, where they lie along q, its units past the edge copy unit 0's element (issue()).
   __device__ void begin(const float* x, std::int64_t ld, std::int64_t r0, std::int64_t q0,
                         std::int64_t R, int t) {
     part.begin(x, ld, r0, q0, R, t);
+    if constexpr (kLastRow && !kVec) {
+      const std::int64_t past = r0 + Part::r_of(t) - (R - 1);  // > 0: the thread's r is outside
+      if (past > 0) {
+        part.next -= kRowsRun ? past : past * ld;
+        if constexpr (kRowsRun) part.inside = (1u << kUnits) - 1;
+      }
+    }
   }
 
   // Copies the slab at q0 (the one after the last issued) into xs; Q: where the thread's k
@@ -305,6 +317,11 @@ struct Stager {
     } else if (part.inside == (1u << kUnits) - 1 && q0 + S <= Q) {
 #pragma unroll
       for (int l = 0; l < kUnits; ++l) copy_unit(xs, part.next + l * kApart * ld, l, r, qs);
+    } else if (kLastRow && q0 + S <= Q) {  // an edge tile's whole slab, runs along q: begin()
+#pragma unroll
+      for (int l = 0; l < kUnits; ++l) {
+        copy_unit(xs, (part.inside >> l) & 1 ? part.next + l * kApart * ld : part.next, l, r, qs);
+      }
     } else {
 #pragma unroll
       for (int l = 0; l < kUnits; ++l) {
@@ -657,8 +674,12 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
                                                  (kStagesA + slab % kStagesB) * S * kRegPitch);
   };
   // A(i, q): stored columns along i when N. B(q, j) = X(j, q): stored columns along j when T.
-  std::conditional_t<kAsyncA, Stager<!kTa, kVec, S>, Slab<!kTa, kVec, S>> sa;
-  std::conditional_t<kAsyncB, Stager<kTb, kVec, S>, Slab<kTb, kVec, S>> sb;
+  // Rows past the edge copied (Stager's kLastRow) in N N alone, where it measured faster (the
+  // element kernels 1.036-1.042x at 1023^3 and 2047^3 on an H100; T N unchanged, N T and T T
+  // not timed with element loads: bench/results/h100-ab-2026-12-06/README.md, "Which edge").
+  constexpr bool kLastRow = !kTa && !kTb;
+  std::conditional_t<kAsyncA, Stager<!kTa, kVec, S, kLastRow>, Slab<!kTa, kVec, S>> sa;
+  std::conditional_t<kAsyncB, Stager<kTb, kVec, S, kLastRow>, Slab<kTb, kVec, S>> sb;
 
   const int t = threadIdx.x, row0 = tile_row0(t), col0 = tile_col0(t);
   const std::int64_t tiles_m = (p.m + kRegTile - 1) / kRegTile;
