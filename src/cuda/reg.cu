@@ -31,9 +31,9 @@
 // cuda.reg:m=256:n=128:k=8:t=8x16 (f32): every call on 256 x 128 tiles, 8 x 16 a thread, one
 // block a multiprocessor, both operands by 4-byte asynchronous copies (see "the large tile").
 //
-// Instantiations: 24 kernels (cuda.reg 128 x 128: 2 forms of A x 2 of B x 16-byte or element
+// Instantiations: 25 kernels (cuda.reg 128 x 128: 2 forms of A x 2 of B x 16-byte or element
 // loads x whole or split k, 12 of them copying asynchronously, and the chunks' sum; 256 x 128:
-// one a form; cuda.wide: one per scalar).
+// one a form, and N N's with its rows past the edge copied; cuda.wide: one per scalar).
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
