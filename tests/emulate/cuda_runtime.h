@@ -35,6 +35,18 @@ extern uint3 threadIdx, blockIdx;
 extern dim3 blockDim, gridDim;
 int __syncthreads_and(int predicate);
 void __syncthreads();
+// One thread runs at a time: an atomic is a plain update, a fence orders nothing more, and a
+// load around the L1 cache is a load.
+inline unsigned atomicAdd(unsigned* at, unsigned v) {
+  const unsigned old = *at;
+  *at = old + v;
+  return old;
+}
+inline void __threadfence() {}
+template <class T>
+inline T __ldcg(const T* at) {
+  return *at;
+}
 double __shfl_sync(unsigned mask, double v, int source);
 
 // The extracted kernel code's reinterpret_casts become checked_cast (extract_kernels.py): a cast
