@@ -10,7 +10,7 @@
 #   other cards (an H100): the `label` call below (the tree with 28 and 30 landed), work that
 #         needs no H200 (a same-card campaign would not enter its table).
 #
-#   dev/pending/next-call.sh [label | 28 | 28b | 18 | 18b | campaigns]
+#   dev/pending/next-call.sh [label | 28 | 28b | edge128 | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
 #                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
 #                                         second call once the label and the bench have run)
@@ -31,6 +31,12 @@
 # into less: the timing first, the kernel times to two thirds of it, the profiles in what is
 # left). Both ran on 2026-12-06 (thirtieth) with patches 28 and 29, which landed (29 in N N).
 # dev/pending/reg-split-edge-shapes.txt and reg-ab128.spec make a shorter call.
+#
+# With `edge128`, any card: the `cuda.reg` tests, then ncu's profile (sections, stalls,
+# per-instruction counts) of the 128 x 128 tile's N N kernel at 1023 x 1024 x 1024 (m off the
+# tile) and 1024 x 1024 x 1023 (k off): both run the split element kernel with the same chunks,
+# and the first takes 15% longer for a reason the edge copies (29) did not remove
+# ($OUT/regprof-reg-*.tgz; ~6 minutes).
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
@@ -90,6 +96,16 @@ if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, kerne
     [ $((end - $(date +%s))) -gt 30 ] || break
     SIZE="$size $size $size" WHICH=big-NN TAG=big-$size QUEUED=1 \
       timeout $((end - $(date +%s))) $p/reg-profile.sh
+  done
+  echo "wall $(($(date +%s) - start)) s"
+  exit 0
+fi
+if [ "${1:-}" = edge128 ]; then  # where the 128 x 128 tile's m-edge time goes: two profiles
+  DEADLINE=$((start + 150)) timeout 170 scripts/gpu-check "$out/t" 'gtest:*cuda_reg*'
+  for size in "1023 1024 1024" "1024 1024 1023"; do
+    [ $((start + 560 - $(date +%s))) -gt 60 ] || break
+    SIZE="$size" WHICH=reg-NN TAG="reg-${size// /x}" QUEUED=1 \
+      timeout $((start + 560 - $(date +%s))) dev/pending/reg-profile.sh
   done
   echo "wall $(($(date +%s) - start)) s"
   exit 0
