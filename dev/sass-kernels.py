@@ -9,9 +9,10 @@ numbers of the compiler's helper routines (`$__internal_N_$__cuda_sm20_rem_s64`)
 kernel's own name where its body names it (a return) are left out, so a kernel given another
 template argument keeps its hash. So a landing can show, kernel by kernel, that what it ships is
 what ran on the GPU (the shipped kernel or an A/B build's twin; docs/decisions.md, "GPU changes
-that have not run on a GPU wait as patches"). Compile each version of a file at the same path (`nvcc -std=c++20
--arch=sm_90 -O3 -cubin -I src -I include src/cuda/FILE.cu -o X.cubin`). Needs nvdisasm
-($NVDISASM, else on PATH; the CUDA toolkit has it, or the PyPI wheel nvidia-cuda-nvdisasm).
+that have not run on a GPU wait as patches"). Compile each version of a file at the same path
+(`nvcc -std=c++20 -arch=sm_90 -O3 -cubin -I src -I include src/cuda/FILE.cu -o X.cubin`). Needs
+nvdisasm ($NVDISASM, else on PATH; the CUDA toolkit has it, or the PyPI wheel
+nvidia-cuda-nvdisasm).
 """
 import hashlib
 import os

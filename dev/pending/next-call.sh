@@ -70,15 +70,19 @@ if [ "${1:-}" = label ]; then
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
-if [ "${1:-}" = 28 ]; then  # a reg.cu patch in an A/B build: tests, timing, kernel times, sanitizers
+# The shapes whose kernel times (reg-profile.sh's TIMES) tell a split sum's share from the
+# tile's, and an edge tile's cost: the `28` and `28b` calls.
+reg_times="NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047
+  NN:1024:1024:1024 NN:1000:1000:1000 NN:512:512:512"  # a newline splits as a space
+if [ "${1:-}" = 28 ]; then  # reg.cu patches A/B: tests, timing, kernel times, sanitizers
   p=dev/pending
   export AB_PATCHES="${AB_PATCHES:?the reg.cu patches to build beside the shipped file}"
   DEADLINE=$((start + 250)) timeout 270 scripts/gpu-check "$out/ab" \
     'gtest:*cuda_reg*:CudaRegSplit*:CudaWithoutGpu.*' \
     shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab.csv:3 \
-    shapes:dev/pending/reg-edge-controls.txt:tuning/cuda-reg-ab.spec:reg-edge-controls.csv:1
-  TIMES="NN:512:512:512 NN:1000:1000:1000 NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1024:1024:1024" \
-    TIMES_SKIP=8 WHICH=none QUEUED=1 timeout $((start + 400 - $(date +%s))) dev/pending/reg-profile.sh
+    shapes:$p/reg-edge-controls.txt:tuning/cuda-reg-ab.spec:reg-edge-controls.csv:1
+  TIMES=$reg_times TIMES_SKIP=8 WHICH=none QUEUED=1 \
+    timeout $((start + 400 - $(date +%s))) $p/reg-profile.sh
   SANITIZE_FILTER='*cuda_reg*ab_1*:CudaRegSplit*' DEADLINE=$((start + 560)) \
     timeout $((start + 580 - $(date +%s))) scripts/gpu-check "$out/san" sanitize
   echo "wall $(($(date +%s) - start)) s"
@@ -86,12 +90,12 @@ if [ "${1:-}" = 28 ]; then  # a reg.cu patch in an A/B build: tests, timing, ker
 fi
 if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, kernel times, profiles
   p=dev/pending
-  end=$((start + ${LIMIT:-575}))  # LIMIT: the seconds the call has (less where device time is short)
+  end=$((start + ${LIMIT:-575}))  # LIMIT: the seconds the call has (where device time is short)
   export AB_PATCHES="${AB_PATCHES:?the reg.cu patches to build beside the shipped file}"
   DEADLINE=$((start + 170)) timeout 190 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
     shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:2
-  TIMES="NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047 NN:1024:1024:1024 NN:1000:1000:1000 NN:512:512:512" \
-    TIMES_SKIP=8 WHICH=none QUEUED=1 timeout $(((end - start) * 2 / 3 + start - $(date +%s))) $p/reg-profile.sh
+  TIMES=$reg_times TIMES_SKIP=8 WHICH=none QUEUED=1 \
+    timeout $(((end - start) * 2 / 3 + start - $(date +%s))) $p/reg-profile.sh
   for size in 2047 2048; do
     [ $((end - $(date +%s))) -gt 30 ] || break
     SIZE="$size $size $size" WHICH=big-NN TAG=big-$size QUEUED=1 \
