@@ -10,7 +10,7 @@
 #   other cards (an H100): the `label` call below (the tree with 28 and 30 landed), work that
 #         needs no H200 (a same-card campaign would not enter its table).
 #
-#   dev/pending/next-call.sh [label | 28 | 28b | edge128 | 18 | 18b | campaigns]
+#   dev/pending/next-call.sh [label | 28 | 28b | 28c | edge128 | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
 #                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
 #                                         second call once the label and the bench have run)
@@ -31,6 +31,10 @@
 # into less: the timing first, the kernel times to two thirds of it, the profiles in what is
 # left). Both ran on 2026-12-06 (thirtieth) with patches 28 and 29, which landed (29 in N N).
 # dev/pending/reg-split-edge-shapes.txt and reg-ab128.spec make a shorter call.
+#
+# With `28c`, any card, AB_PATCHES set: the same build's `cuda.reg` tests, its timing over
+# reg-edge-split.txt, then memcheck and racecheck over the twins' tests (~5 minutes; LIMIT=SECONDS
+# ends the sanitizers sooner): patches that change the edge tiles' kernels (32 and 33).
 #
 # With `edge128`, any card: the `cuda.reg` tests, then ncu's profile (sections, stalls,
 # per-instruction counts) of the 128 x 128 tile's N N kernel at 1023 x 1024 x 1024 (m off the
@@ -101,6 +105,16 @@ if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, kerne
     SIZE="$size $size $size" WHICH=big-NN TAG=big-$size QUEUED=1 \
       timeout $((end - $(date +%s))) $p/reg-profile.sh
   done
+  echo "wall $(($(date +%s) - start)) s"
+  exit 0
+fi
+if [ "${1:-}" = 28c ]; then  # reg.cu patches A/B at the edge shapes: tests, timing, sanitizers
+  p=dev/pending
+  export AB_PATCHES="${AB_PATCHES:?the reg.cu patches to build beside the shipped file}"
+  DEADLINE=$((start + 170)) timeout 190 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
+    shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:2
+  SANITIZE_FILTER='*cuda_reg*ab_1*' DEADLINE=$((start + ${LIMIT:-560})) \
+    timeout $((start + ${LIMIT:-560} + 20 - $(date +%s))) scripts/gpu-check "$out/san" sanitize
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
