@@ -23,8 +23,9 @@
 # the shipped reg.cu (`:ab=1`), the `cuda.reg` tests of both, the timing of both tiles, their
 # twins and cuBLAS over bench/shapes/cuda-reg-f32.txt in one process (reg-ab.csv) and at
 # dev/pending/reg-edge-controls.txt's strided shapes (ld = rows + 1: misaligned columns apart from
-# edge tiles), each kernel's duration at six shapes (reg-profile.sh's TIMES), then memcheck and
-# racecheck over the twins (~9.5 minutes). With `28b`, any card, AB_PATCHES set: the same build
+# edge tiles) and reg-edge-split.txt's (m, n and k off the tile one at a time), each kernel's
+# duration at six shapes (reg-profile.sh's TIMES), then memcheck and racecheck over the twins
+# (~9.5 minutes). With `28b`, any card, AB_PATCHES set: the same build
 # timed over dev/pending/reg-edge-split.txt (m, n and k off the tile one at a time), then the
 # kernel times at six shapes ($OUT/times.csv), then ncu's profile of the 256 x 128 tile at N N
 # 2047^3 and 2048^3 ($OUT/regprof-big-2047.tgz, -2048.tgz; ~9 minutes; LIMIT=SECONDS fits it
@@ -85,7 +86,8 @@ if [ "${1:-}" = 28 ]; then  # reg.cu patches A/B: tests, timing, kernel times, s
   DEADLINE=$((start + 250)) timeout 270 scripts/gpu-check "$out/ab" \
     'gtest:*cuda_reg*:CudaRegSplit*:CudaWithoutGpu.*' \
     shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab.csv:3 \
-    shapes:$p/reg-edge-controls.txt:tuning/cuda-reg-ab.spec:reg-edge-controls.csv:1
+    shapes:$p/reg-edge-controls.txt:tuning/cuda-reg-ab.spec:reg-edge-controls.csv:1 \
+    shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:1
   TIMES=$reg_times TIMES_SKIP=8 WHICH=none QUEUED=1 \
     timeout $((start + 400 - $(date +%s))) $p/reg-profile.sh
   SANITIZE_FILTER='*cuda_reg*ab_1*:CudaRegSplit*' DEADLINE=$((start + 560)) \
