@@ -13,7 +13,7 @@ rm -rf "$scratch" && mkdir -p "$scratch"
 cp -r "$root/src" "$root/include" "$root/docs" "$root/README.md" "$scratch/"
 # Patches may add emulated cases, GPU tests and the decisions they record.
 mkdir -p "$scratch/tests" && cp -r "$root/tests/emulate" "$root/tests/cuda" "$scratch/tests/"
-order=(05 18 19 31 32 33)
+order=(05 18 19 31 32 33 34)
 shopt -s nullglob
 patches=("$root"/dev/pending/[0-9][0-9]-*.patch)
 [ ${#patches[@]} -gt 0 ] || { echo "ok: no pending patches"; exit 0; }
