@@ -95,12 +95,17 @@ if [ "${1:-}" = 28 ]; then  # reg.cu patches A/B: tests, timing, kernel times, s
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
+# The `28b` and `28c` calls' first step: the A/B build, its `cuda.reg` tests and its timing over
+# reg-edge-split.txt.
+edge_ab() {
+  export AB_PATCHES="${AB_PATCHES:?the reg.cu patches to build beside the shipped file}"
+  DEADLINE=$((start + 170)) timeout 190 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
+    shapes:dev/pending/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:2
+}
 if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, kernel times, profiles
   p=dev/pending
   end=$((start + ${LIMIT:-575}))  # LIMIT: the seconds the call has (where device time is short)
-  export AB_PATCHES="${AB_PATCHES:?the reg.cu patches to build beside the shipped file}"
-  DEADLINE=$((start + 170)) timeout 190 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
-    shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:2
+  edge_ab
   TIMES=$reg_times TIMES_SKIP=8 WHICH=none QUEUED=1 \
     timeout $(((end - start) * 2 / 3 + start - $(date +%s))) $p/reg-profile.sh
   for size in 2047 2048; do
@@ -112,10 +117,7 @@ if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, kerne
   exit 0
 fi
 if [ "${1:-}" = 28c ]; then  # reg.cu patches A/B at the edge shapes: tests, timing, sanitizers
-  p=dev/pending
-  export AB_PATCHES="${AB_PATCHES:?the reg.cu patches to build beside the shipped file}"
-  DEADLINE=$((start + 170)) timeout 190 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
-    shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:2
+  edge_ab
   SANITIZE_FILTER='*cuda_reg*ab_1*' DEADLINE=$((start + ${LIMIT:-560})) \
     timeout $((start + ${LIMIT:-560} + 20 - $(date +%s))) scripts/gpu-check "$out/san" sanitize
   echo "wall $(($(date +%s) - start)) s"
