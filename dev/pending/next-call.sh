@@ -168,8 +168,9 @@ if [[ "$gpu" == *H200* ]]; then
   for name in "${campaigns[@]}"; do
     steps+=("confirm:tuning/$name.txt:$q:$r/$name-results.csv:$r/$name-confirm.csv:2")
   done
-  BENCH_CANDIDATES=cublas DEADLINE=$((start + 540)) STEP_MINUTES=5 timeout 570 \
-    scripts/gpu-check "$out/g" "${steps[@]}"
+  # LIMIT=SECONDS: a shorter call where device time is short (the campaigns resume).
+  BENCH_CANDIDATES=cublas DEADLINE=$((start + ${LIMIT:-540})) STEP_MINUTES=5 \
+    timeout $((${LIMIT:-540} + 30)) scripts/gpu-check "$out/g" "${steps[@]}"
 else
   exec "$0" label
 fi
