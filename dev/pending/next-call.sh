@@ -10,7 +10,7 @@
 #   other cards (an H100): the `label` call below (the tree with 28 and 30 landed), work that
 #         needs no H200 (a same-card campaign would not enter its table).
 #
-#   dev/pending/next-call.sh [label | 28 | 28b | 28c | edge128 | 18 | 18b | campaigns]
+#   dev/pending/next-call.sh [label | 28 | 28b | 28c | edge128 | 35 | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
 #                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
 #                                         second call once the label and the bench have run)
@@ -36,6 +36,11 @@
 # With `28c`, any card, AB_PATCHES set: the same build's `cuda.reg` tests, its timing over
 # reg-edge-split.txt, then memcheck and racecheck over the twins' tests (~5 minutes; LIMIT=SECONDS
 # ends the sanitizers sooner): patches that change the edge tiles' kernels (32 and 33).
+#
+# With `35`, any card: patch 35 (the stream kernel's ranges by bulk copies) built beside the
+# shipped stream.cu, the `cuda.stream` tests of both, the timing of the tiles and their twins over
+# dev/pending/stream-bulk-shapes.txt (stream-bulk.csv), then memcheck and racecheck over the twins
+# (~9 minutes; LIMIT=SECONDS ends the sanitizers sooner).
 #
 # With `edge128`, any card: the `cuda.reg` tests, then ncu's profile (sections, stalls,
 # per-instruction counts) of the 128 x 128 tile's N N kernel at 1023 x 1024 x 1024 (m off the
@@ -130,6 +135,16 @@ if [ "${1:-}" = edge128 ]; then  # where the 128 x 128 tile's m-edge time goes: 
     SIZE="$size" WHICH=reg-NN TAG="reg-${size// /x}" QUEUED=1 \
       timeout $((start + 560 - $(date +%s))) dev/pending/reg-profile.sh
   done
+  echo "wall $(($(date +%s) - start)) s"
+  exit 0
+fi
+if [ "${1:-}" = 35 ]; then  # the stream kernel's bulk copies, A/B: tests, timing, sanitizers
+  export AB_PATCHES=dev/pending/35-stream-bulk-copies.patch
+  DEADLINE=$((start + 330)) timeout 350 scripts/gpu-check "$out/ab" \
+    'gtest:*cuda_stream*:CudaWithoutGpu.*' \
+    shapes:dev/pending/stream-bulk-shapes.txt:tuning/cuda-stream-bulk-ab.spec:stream-bulk.csv:3
+  SANITIZE_FILTER='*cuda_stream*ab_1*' DEADLINE=$((start + ${LIMIT:-560})) \
+    timeout $((start + ${LIMIT:-560} + 20 - $(date +%s))) scripts/gpu-check "$out/san" sanitize
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
