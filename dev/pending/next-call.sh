@@ -107,7 +107,7 @@ edge_ab() {
   DEADLINE=$((start + 170)) timeout 190 scripts/gpu-check "$out/ab" 'gtest:*cuda_reg*' \
     shapes:dev/pending/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:2
 }
-if [ "${1:-}" = 28b ]; then  # after 28's call: which edge costs the time, kernel times, profiles
+if [ "${1:-}" = 28b ]; then  # edge shapes, kernel times, profiles (28 times the edge shapes too)
   p=dev/pending
   end=$((start + ${LIMIT:-575}))  # LIMIT: the seconds the call has (where device time is short)
   edge_ab
