@@ -179,11 +179,11 @@ if [[ "$gpu" == *H200* ]]; then
   # campaigns alone.
   steps=(tests)
   [ "${1:-}" = campaigns ] && steps=()
+  # Each campaign complete in this call is confirmed in it too (README item 1), right after its
+  # shapes step: one measured to the end in an earlier call (its shapes step then returns at once)
+  # is confirmed before the next campaign takes the time that is left.
   for name in "${campaigns[@]}"; do
     steps+=("shapes:tuning/$name.txt:$q:$r/$name-results.csv:3")
-  done
-  # Each campaign complete in this call is confirmed in it too (README item 1), in the time left.
-  for name in "${campaigns[@]}"; do
     steps+=("confirm:tuning/$name.txt:$q:$r/$name-results.csv:$r/$name-confirm.csv:2")
   done
   # LIMIT=SECONDS: a shorter call where device time is short (the campaigns resume).
