@@ -31,9 +31,10 @@
 // cuda.reg:m=256:n=128:k=8:t=8x16 (f32): every call on 256 x 128 tiles, 8 x 16 a thread, one
 // block a multiprocessor, both operands by 4-byte asynchronous copies (see "the large tile").
 //
-// Instantiations: 25 kernels (cuda.reg 128 x 128: 2 forms of A x 2 of B x 16-byte or element
+// Instantiations: 29 kernels (cuda.reg 128 x 128: 2 forms of A x 2 of B x 16-byte or element
 // loads x whole or split k, 12 of them copying asynchronously, and the chunks' sum; 256 x 128:
-// one a form, and N N's with its rows past the edge copied; cuda.wide: one per scalar).
+// one a form, and those whose copies past an edge repeat a copy inside, 5: N N with A's edge,
+// B's or both, T N with both, T T with A's; cuda.wide: one per scalar).
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
@@ -674,10 +675,13 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
                                                  (kStagesA + slab % kStagesB) * S * kRegPitch);
   };
   // A(i, q): stored columns along i when N. B(q, j) = X(j, q): stored columns along j when T.
-  // Rows past the edge copied (Stager's kLastRow) in N N alone, where it measured faster (the
-  // element kernels 1.036-1.042x at 1023^3 and 2047^3 on an H100; T N unchanged, N T and T T
-  // not timed with element loads: bench/results/h100-ab-2026-12-06/README.md, "Which edge").
-  constexpr bool kLastRow = !kTa && !kTb;
+  // Rows past the edge copied (Stager's kLastRow) where it measured faster on an H100: N N (the
+  // element kernels 1.036-1.042x at 1023^3 and 2047^3; T N unchanged:
+  // bench/results/h100-ab-2026-12-06/README.md, "Which edge"), and N T and T T over whole k
+  // (1.045x at 2047^3, 1.012x at T T 2047 x 2048 x 2048: bench/results/h100-ab-2026-12-07/). Their
+  // split kernels keep the shipped copies: they were timed only beside a split sum that was
+  // dropped, so no run speaks for them.
+  constexpr bool kLastRow = (!kTa && !kTb) || (kTb && !kSplit);
   std::conditional_t<kAsyncA, Stager<!kTa, kVec, S, kLastRow>, Slab<!kTa, kVec, S>> sa;
   std::conditional_t<kAsyncB, Stager<kTb, kVec, S, kLastRow>, Slab<kTb, kVec, S>> sb;
 
@@ -769,8 +773,8 @@ constexpr std::size_t kBigShared = std::size_t{kBigStages} * kBigStageWords * si
 // X(r, q) = x[r + q ld], and thread t's copy c takes element e = t + 256 c of the slab at r =
 // e % R, q = e / R; else they run along q (A in T, B in N), X(r, q) = x[q + r ld], q = e % 8,
 // r = e / 8. Either way copy c is copy 0 moved by c (kDr, kDq): its place in the stage is a
-// constant offset from copy 0's, its source a fixed step further. kLastRow (with kRowsRun):
-// rows past the operand's edge copy its last row (begin()).
+// constant offset from copy 0's, its source a fixed step further. kLastRow: rows past the
+// operand's edge copy a row inside it (begin()).
 template <bool kRowsRun, int R, bool kLastRow = false>
 struct BigStager {
   static constexpr int kCopies = R * kBigSlab / kThreads;
@@ -785,13 +789,18 @@ struct BigStager {
   std::int64_t slab_step;  // from one slab's to the next
   int dst;                 // copy 0's place in a stage
   int q;                   // copy 0's q
+  int last;                // kLastRow, runs along q: the thread's last copy inside (later ones
+                           // take its source again)
   unsigned inside;         // bit c: copy c's r is inside the operand
 
-  // x: the item; r0: the tile's first r; extent: the operand's along r. With kLastRow, a thread
-  // past the edge copies row extent - 1 (its copies all lie in one row): a row past the edge
-  // reaches only rows (A) or columns (B) of the tile's C outside the call, which are never
-  // written, so it may hold any value. Its copies are then all "inside", and an edge tile's
-  // whole slabs refill in pieces as the others do.
+  // x: the item; r0: the tile's first r; extent: the operand's along r. With kLastRow, a copy
+  // past the edge copies a row inside instead: a row past the edge reaches only rows (A) or
+  // columns (B) of the tile's C outside the call, which are never written, so it may hold any
+  // value. Where runs lie along r, the thread's copies lie in one row, and a thread past the
+  // edge copies row extent - 1; where they lie along q, its copies are kDr rows apart, and
+  // those past the edge take the source of its last copy inside (row extent - 1 where none
+  // is). Its copies are then all "inside", and an edge tile's whole slabs refill in pieces as
+  // the others do.
   __device__ void begin(const float* x, std::int64_t ld, std::int64_t r0, std::int64_t extent,
                         int t) {
     const int r = kRowsRun ? t % R : t / kBigSlab;
@@ -799,6 +808,12 @@ struct BigStager {
     dst = q * kPitch + r;
     if constexpr (kRowsRun && kLastRow) {
       next = x + (r0 + r < extent ? r0 + r : extent - 1) + q * ld;
+      inside = (1u << kCopies) - 1;
+    } else if constexpr (kLastRow) {
+      const std::int64_t rows_left = extent - 1 - (r0 + r);  // inside after this thread's row
+      next = x + q + (rows_left >= 0 ? r0 + r : extent - 1) * ld;
+      last = rows_left >= 0 ? static_cast<int>(min(rows_left / kDr, std::int64_t{kCopies - 1}))
+                            : 0;
       inside = (1u << kCopies) - 1;
     } else {
       next = kRowsRun ? x + (r0 + r) + q * ld : x + q + (r0 + r) * ld;
@@ -825,7 +840,15 @@ struct BigStager {
   }
   __device__ void copy(float* xs, int c) {
     copy_async<4>(xs + dst + c * kDst, cur);
-    cur += step;
+    cur += step_after(c);
+  }
+  // From copy c's source to copy c + 1's: a step, or none past the thread's last copy inside.
+  __device__ std::int64_t step_after(int c) const {
+    if constexpr (kLastRow && !kRowsRun) {
+      return c < last ? step : 0;
+    } else {
+      return step;
+    }
   }
   __device__ void advance() {
     next += slab_step;
@@ -839,11 +862,13 @@ struct BigStager {
     const float* src = next;
     if (whole(q0, k)) {
 #pragma unroll
-      for (int c = 0; c < kCopies; ++c, src += step) copy_async<4>(d + c * kDst, src);
+      for (int c = 0; c < kCopies; src += step_after(c), ++c) {
+        copy_async<4>(d + c * kDst, src);
+      }
     } else {
       const int left = static_cast<int>(min(k - q0, std::int64_t{kBigSlab}));  // q below it
 #pragma unroll
-      for (int c = 0; c < kCopies; ++c, src += step) {
+      for (int c = 0; c < kCopies; src += step_after(c), ++c) {
         if (((inside >> c) & 1) && q + c * kDq < left) {
           copy_async<4>(d + c * kDst, src);
         } else {
@@ -872,14 +897,14 @@ __device__ __forceinline__ void big_fragments(const float* as, const float* bs, 
 
 // kTa, kTb: op(A), op(B) is the transpose (a real C is folded into T). The whole k, straight
 // into C (16 bytes at a time where vec_c: m a multiple of 4, C's base, ld and stride 16-byte
-// multiples). kLastRow: the operands whose runs lie along r copy their last row past the edge
-// (BigStager::begin; which calls take it: launch_sgemm_big_form).
-template <bool kTa, bool kTb, bool kLastRow>
+// multiples). kLastA, kLastB: A's, B's copies past the edge copy a row inside instead
+// (BigStager::begin's kLastRow; which calls take them: launch_sgemm_big_form).
+template <bool kTa, bool kTb, bool kLastA, bool kLastB>
 __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, bool vec_c) {
   extern __shared__ __align__(16) float staged[];  // [kBigStages][A's 8 x 260, B's 8 x 132]
 
-  BigStager<!kTa, kBigM, kLastRow> sa;  // A(i, q): stored columns along i when N
-  BigStager<kTb, kBigN, kLastRow> sb;   // B(q, j) = X(j, q): stored columns along j when T
+  BigStager<!kTa, kBigM, kLastA> sa;  // A(i, q): stored columns along i when N
+  BigStager<kTb, kBigN, kLastB> sb;   // B(q, j) = X(j, q): stored columns along j when T
 
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;
   // The thread's rows: (warp % 4) 64 + s 32 + (lane % 8) 4 + (0..3), s < 2; its columns:
@@ -1135,13 +1160,15 @@ void launch_sgemm(const Problem& p, const CudaExec& exec) {
 }
 
 // cuda.reg:m=256:n=128:k=8:t=8x16: every call on the 256 x 128 tile, its whole k in one block a
-// tile (k < 2^31: can_run). Rows past the edge copied (kLastRow) where that measured faster on
-// an H100 (bench/results/h100-ab-2026-12-06/README.md, "Patch 30"): N N where A has an edge
-// tile (m off the tile: 1.08-1.11x; 0.95x where it has none, as the kernel's schedule changed),
-// and N T always (1.014x); T N has no operand whose runs lie along r, and T T was not faster.
-template <bool kTa, bool kTb, bool kLastRow>
+// tile (k < 2^31: can_run). Rows past the edge copied (kLastA, kLastB) where that measured
+// faster on an H100 (bench/results/h100-ab-2026-12-06/README.md, "Patch 30"): for A in N N
+// where A has an edge tile (m off the tile: 1.08-1.11x; 0.95x where it has none, as the
+// kernel's schedule changed), both in N T always (1.014x); T T was not faster with B's. Where
+// the runs lie along q (B in N, A in T), each operand's where it has an edge tile: not yet
+// measured (dev/pending/33; with it, 256 x 128 has 9 kernels: N N 4, N T 1, T N 2, T T 2).
+template <bool kTa, bool kTb, bool kLastA, bool kLastB>
 void launch_sgemm_big_kernel(const Problem& p, const CudaExec& exec) {
-  const auto kernel = sgemm_big_kernel<kTa, kTb, kLastRow>;
+  const auto kernel = sgemm_big_kernel<kTa, kTb, kLastA, kLastB>;
   exec.allow_shared(reinterpret_cast<const void*>(kernel), kBigShared);
   const std::int64_t tiles = ((p.m + kBigM - 1) / kBigM) * ((p.n + kBigN - 1) / kBigN);
   const dim3 grid(grid_dim(tiles, kGridX), 1, grid_dim(p.batch, kGridYZ));
@@ -1152,11 +1179,23 @@ void launch_sgemm_big_kernel(const Problem& p, const CudaExec& exec) {
 
 template <bool kTa, bool kTb>
 void launch_sgemm_big_form(const Problem& p, const CudaExec& exec) {
+  const bool edge_m = p.m % kBigM != 0, edge_n = p.n % kBigN != 0;
   if constexpr (!kTa && !kTb) {
-    p.m % kBigM != 0 ? launch_sgemm_big_kernel<kTa, kTb, true>(p, exec)
-                     : launch_sgemm_big_kernel<kTa, kTb, false>(p, exec);
-  } else {
-    launch_sgemm_big_kernel<kTa, kTb, !kTa && kTb>(p, exec);
+    if (edge_n) {
+      edge_m ? launch_sgemm_big_kernel<kTa, kTb, true, true>(p, exec)
+             : launch_sgemm_big_kernel<kTa, kTb, false, true>(p, exec);
+    } else {
+      edge_m ? launch_sgemm_big_kernel<kTa, kTb, true, false>(p, exec)
+             : launch_sgemm_big_kernel<kTa, kTb, false, false>(p, exec);
+    }
+  } else if constexpr (!kTa && kTb) {
+    launch_sgemm_big_kernel<kTa, kTb, true, true>(p, exec);
+  } else if constexpr (!kTb) {  // T N
+    edge_m || edge_n ? launch_sgemm_big_kernel<kTa, kTb, true, true>(p, exec)
+                     : launch_sgemm_big_kernel<kTa, kTb, false, false>(p, exec);
+  } else {  // T T
+    edge_m ? launch_sgemm_big_kernel<kTa, kTb, true, false>(p, exec)
+           : launch_sgemm_big_kernel<kTa, kTb, false, false>(p, exec);
   }
 }
 
