@@ -35,7 +35,7 @@
 #
 # With `28c`, any card, AB_PATCHES set: the same build's `cuda.reg` tests, its timing over
 # reg-edge-split.txt, then memcheck and racecheck over the twins' tests (~5 minutes; LIMIT=SECONDS
-# ends the sanitizers sooner): patches that change the edge tiles' kernels (32 and 33).
+# ends the sanitizers sooner): patches that change the edge tiles' kernels (as 32 and 33 did).
 #
 # With `35`, any card: patch 35 (the stream kernel's ranges by bulk copies) built beside the
 # shipped stream.cu, the `cuda.stream` tests of both, the timing of the tiles and their twins over
