@@ -7,8 +7,8 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): the `label` call below (the tree as landed: 32 and 33 on 2026-12-07), work that
-#         needs no H200 (a same-card campaign would not enter its table).
+#   other cards (an H100): the `label` call below (the tree as landed, 32 and 33 on
+#         2026-12-07), work that needs no H200 (a same-card campaign would not enter its table).
 #
 #   dev/pending/next-call.sh [label | 28 | 28b | 28c | edge128 | 35 | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
