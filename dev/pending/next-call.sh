@@ -85,6 +85,12 @@ fi
 # tile's, and an edge tile's cost: the `28` and `28b` calls.
 reg_times="NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047
   NN:1024:1024:1024 NN:1000:1000:1000 NN:512:512:512"  # a newline splits as a space
+# sanitize_twins FILTER: memcheck and racecheck over the A/B build's tests FILTER selects, ended at
+# LIMIT seconds into the call (default 560).
+sanitize_twins() {
+  SANITIZE_FILTER=$1 DEADLINE=$((start + ${LIMIT:-560})) \
+    timeout $((start + ${LIMIT:-560} + 20 - $(date +%s))) scripts/gpu-check "$out/san" sanitize
+}
 if [ "${1:-}" = 28 ]; then  # reg.cu patches A/B: tests, timing, kernel times, sanitizers
   p=dev/pending
   export AB_PATCHES="${AB_PATCHES:?the reg.cu patches to build beside the shipped file}"
@@ -98,8 +104,7 @@ if [ "${1:-}" = 28 ]; then  # reg.cu patches A/B: tests, timing, kernel times, s
     TIMES=$reg_times TIMES_SKIP=8 WHICH=none QUEUED=1 \
       timeout $((start + 400 - $(date +%s))) $p/reg-profile.sh
   fi
-  SANITIZE_FILTER='*cuda_reg*ab_1*:CudaRegSplit*' DEADLINE=$((start + ${LIMIT:-560})) \
-    timeout $((start + ${LIMIT:-560} + 20 - $(date +%s))) scripts/gpu-check "$out/san" sanitize
+  sanitize_twins '*cuda_reg*ab_1*:CudaRegSplit*'
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
@@ -126,8 +131,7 @@ if [ "${1:-}" = 28b ]; then  # edge shapes, kernel times, profiles (28 times the
 fi
 if [ "${1:-}" = 28c ]; then  # reg.cu patches A/B at the edge shapes: tests, timing, sanitizers
   edge_ab
-  SANITIZE_FILTER='*cuda_reg*ab_1*' DEADLINE=$((start + ${LIMIT:-560})) \
-    timeout $((start + ${LIMIT:-560} + 20 - $(date +%s))) scripts/gpu-check "$out/san" sanitize
+  sanitize_twins '*cuda_reg*ab_1*'
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
@@ -146,8 +150,7 @@ if [ "${1:-}" = 35 ]; then  # the stream kernel's bulk copies, A/B: tests, timin
   DEADLINE=$((start + 330)) timeout 350 scripts/gpu-check "$out/ab" \
     'gtest:*cuda_stream*:CudaWithoutGpu.*' \
     shapes:dev/pending/stream-bulk-shapes.txt:tuning/cuda-stream-bulk-ab.spec:stream-bulk.csv:3
-  SANITIZE_FILTER='*cuda_stream*ab_1*' DEADLINE=$((start + ${LIMIT:-560})) \
-    timeout $((start + ${LIMIT:-560} + 20 - $(date +%s))) scripts/gpu-check "$out/san" sanitize
+  sanitize_twins '*cuda_stream*ab_1*'
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
