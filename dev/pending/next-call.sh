@@ -16,8 +16,9 @@
 #                                         second call once the label and the bench have run)
 #
 # With `label`, any card: queue item 0, the whole `gpu` label on the tree as it is, then memcheck
-# and racecheck over the `cuda.reg` tests (~5 minutes on a fresh machine; last run on an H100 at
-# d8b0885, 2026-12-06: 247 of 247, both sanitizers clean).
+# and racecheck over the `cuda.reg` tests and CudaExec's (~5 minutes on a fresh machine; last run
+# on an H100 at d8b0885, 2026-12-06: 247 of 247, both sanitizers clean; LIMIT=SECONDS ends the
+# sanitizers sooner).
 #
 # With `28`, any card, AB_PATCHES set (reg.cu patches, ';' between): the patches built beside
 # the shipped reg.cu (`:ab=1`), the `cuda.reg` tests of both, the timing of both tiles, their
@@ -76,8 +77,9 @@ campaigns=(cuda-small-rows cuda-auto-losses cuda-stream-transposed cuda-stream-t
 # git apply inside a repository above the tree would skip the tree's paths silently.
 ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
 if [ "${1:-}" = label ]; then
-  SANITIZE_FILTER='*cuda_reg*:CudaRegBig.*:CudaRegSplit.*' DEADLINE=$((start + 560)) \
-    STEP_MINUTES=6 timeout 580 scripts/gpu-check "$out/g" tests sanitize
+  SANITIZE_FILTER='*cuda_reg*:CudaRegBig.*:CudaRegSplit.*:CudaExec.*' \
+    DEADLINE=$((start + ${LIMIT:-560})) STEP_MINUTES=6 timeout $((${LIMIT:-560} + 20)) \
+    scripts/gpu-check "$out/g" tests sanitize
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
