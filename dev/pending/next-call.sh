@@ -76,10 +76,14 @@ campaigns=(cuda-small-rows cuda-auto-losses cuda-stream-transposed cuda-stream-t
   cuda-stream-items-rows cuda-stream-two-rows-rows)
 # git apply inside a repository above the tree would skip the tree's paths silently.
 ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
+# Patch 36 (CudaExec's shared-memory opt-in counts static shared memory; launch code, no kernel)
+# rides on the calls that run the whole label, until it lands.
+exec36=()
+for p in dev/pending/36-*.patch; do [ -f "$p" ] && exec36=("patch:$p"); done
 if [ "${1:-}" = label ]; then
   SANITIZE_FILTER='*cuda_reg*:CudaRegBig.*:CudaRegSplit.*:CudaExec.*' \
     DEADLINE=$((start + ${LIMIT:-560})) STEP_MINUTES=6 timeout $((${LIMIT:-560} + 20)) \
-    scripts/gpu-check "$out/g" tests sanitize
+    scripts/gpu-check "$out/g" "${exec36[@]}" tests sanitize
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
@@ -182,7 +186,7 @@ if [[ "$gpu" == *H200* ]]; then
   # again (BENCH_CANDIDATES=cublas scripts/gpu-check OUT bench:bench/shapes/cuda-small.txt) once
   # the campaigns are merged. `next-call.sh campaigns` (a later call of the same session): the
   # campaigns alone.
-  steps=(tests)
+  steps=("${exec36[@]}" tests)
   [ "${1:-}" = campaigns ] && steps=()
   # Each campaign complete in this call is confirmed in it too (README item 1), right after its
   # shapes step: one measured to the end in an earlier call (its shapes step then returns at once)

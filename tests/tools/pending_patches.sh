@@ -9,13 +9,13 @@
 # The patches form chains, each applied in its order to a copy of the tree of its own: a patch
 # written against the shipped file where another chain's patch rewrites the same code (35, the
 # stream kernel's bulk copies, against 18's items apart) stands alone, and whichever lands second
-# is written again over the first.
+# is written again over the first. 36 (CudaExec's shared-memory opt-in) is a chain of its own.
 #
 #   tests/tools/pending_patches.sh ROOT SCRATCH [NVCC]
 set -euo pipefail
 root=$(cd "$1" && pwd) scratch=$(mkdir -p "$2" && cd "$2" && pwd) nvcc=${3:-}
 rm -rf "$scratch" && mkdir -p "$scratch"
-chains=("05 18 19" "35")
+chains=("05 18 19" "35" "36")
 shopt -s nullglob
 patches=("$root"/dev/pending/[0-9][0-9]-*.patch)
 [ ${#patches[@]} -gt 0 ] || { echo "ok: no pending patches"; exit 0; }
@@ -37,7 +37,8 @@ check_chain() {
   mkdir -p "$dir"
   cp -r "$root/src" "$root/include" "$root/docs" "$root/README.md" "$dir/"
   # Patches may add emulated cases, GPU tests and the decisions they record.
-  mkdir -p "$dir/tests" && cp -r "$root/tests/emulate" "$root/tests/cuda" "$dir/tests/"
+  mkdir -p "$dir/tests" && cp -r "$root/tests/emulate" "$root/tests/cuda" "$root"/tests/*.hpp \
+    "$dir/tests/"
   local mine=()
   for n in "$@"; do
     for p in "$root"/dev/pending/"$n"-*.patch; do
@@ -57,9 +58,9 @@ check_chain() {
   done
   if [ -n "$nvcc" ]; then
     for f in $touched; do
-      case "$f" in *.cu)
-        "$nvcc" -std=c++20 -arch=sm_90 -c -I "$dir/src" -I "$dir/include" -o /dev/null \
-          "$dir/$f" || { echo "FAIL: $f does not compile with the patches" >&2; exit 1; }
+      case "$f" in src/cuda/*.cpp | *.cu)  # nvcc passes a .cpp to the host compiler
+        "$nvcc" -std=c++20 -arch=sm_90 -c -I "$dir/src" -I "$dir/include" -I "$dir/tests" \
+          -o /dev/null "$dir/$f" || { echo "FAIL: $f does not compile with the patches" >&2; exit 1; }
         echo "compiled $f"
       esac
     done
