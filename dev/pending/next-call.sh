@@ -78,8 +78,8 @@ campaigns=(cuda-small-rows cuda-auto-losses cuda-stream-transposed cuda-stream-t
 ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
 # Patch 36 (CudaExec's shared-memory opt-in counts static shared memory; launch code, no kernel)
 # rides on the calls that run the whole label, until it lands.
-exec36=()
-for p in dev/pending/36-*.patch; do [ -f "$p" ] && exec36=("patch:$p"); done
+exec36=() patch36=dev/pending/36-exec-static-shared.patch
+[ -f "$patch36" ] && exec36=("patch:$patch36")
 if [ "${1:-}" = label ]; then
   SANITIZE_FILTER='*cuda_reg*:CudaRegBig.*:CudaRegSplit.*:CudaExec.*' \
     DEADLINE=$((start + ${LIMIT:-560})) STEP_MINUTES=6 timeout $((${LIMIT:-560} + 20)) \
