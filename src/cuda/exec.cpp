@@ -47,18 +47,31 @@ void CudaExec::allow_shared(const void* kernel, std::size_t shared) const {
 }
 
 void CudaExec::raise_shared_limit(const void* kernel, std::size_t shared) const {
+  // Without the opt-in a block holds 48 KiB of shared memory, static and dynamic together; the
+  // kernel's attribute allows `shared` dynamic bytes beside its static ones.
   constexpr std::size_t kDefaultLimit = 48 * 1024;
-  if (shared <= kDefaultLimit) return;
-  // (device, kernel) -> the limit set, for the whole process.
+  if (shared == 0) return;
+  struct Limit {
+    std::size_t static_bytes = 0;
+    std::size_t allowed = 0;  // the dynamic limit set, 0 while the default holds
+  };
+  // (device, kernel) -> its static size and the limit set, for the whole process.
   static std::mutex mutex;
-  static std::map<std::pair<int, const void*>, std::size_t> limits;
+  static std::map<std::pair<int, const void*>, Limit> limits;
   std::lock_guard lock(mutex);
-  std::size_t& allowed = limits[{device_, kernel}];
-  if (allowed >= shared) return;
+  const std::pair key{device_, kernel};
+  auto it = limits.find(key);
+  if (it == limits.end()) {
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+    it = limits.emplace(key, Limit{.static_bytes = attributes.sharedSizeBytes}).first;
+  }
+  Limit& limit = it->second;
+  if (limit.static_bytes + shared <= kDefaultLimit || limit.allowed >= shared) return;
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(shared)),
         "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-  allowed = shared;
+  limit.allowed = shared;
 }
 
 int CudaExec::blocks_per_sm(const void* kernel, int threads, std::size_t shared) const {

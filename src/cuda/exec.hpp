@@ -59,7 +59,8 @@ class CudaExec final : public Exec {
 
  private:
   void release() noexcept;
-  // Raises the kernel's dynamic shared-memory limit on this device to at least `shared`. The
+  // Raises the kernel's dynamic shared-memory limit on this device to at least `shared` where
+  // that and the kernel's static shared memory together pass the default 48 KiB. The
   // limit is the kernel's, shared by every Context in the process, so it is kept process-wide
   // and only ever raised (kept per Context, a second Context's smaller launch once lowered it
   // under the first's larger one: cudaErrorInvalidValue at launch).
