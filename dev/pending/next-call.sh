@@ -7,18 +7,18 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): the `label` call below (the tree as landed, 32 and 33 on
-#         2026-12-07), work that needs no H200 (a same-card campaign would not enter its table).
+#   other cards (an H100): the `28` call below with patch 37 (the split's sums in aligned
+#         columns), work that needs no H200 (a same-card campaign would not enter its table).
 #
-#   dev/pending/next-call.sh [label | 28 | 28b | 28c | edge128 | 35 | 18 | 18b | campaigns]
+#   dev/pending/next-call.sh [label | 28 | 28b | 28c | edge128 | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
 #                                         $OUT set; `campaigns`: on an H200, item 1 alone, for a
 #                                         second call once the label and the bench have run)
 #
 # With `label`, any card: queue item 0, the whole `gpu` label on the tree as it is, then memcheck
-# and racecheck over the `cuda.reg` tests and CudaExec's (~5 minutes on a fresh machine; last run
-# on an H100 at d8b0885, 2026-12-06: 247 of 247, both sanitizers clean; LIMIT=SECONDS ends the
-# sanitizers sooner).
+# and racecheck over the `cuda.reg` tests and CudaExec's (~6 minutes on a fresh machine; last run
+# on an H100 at 62dec7b with patch 36, as it landed, 2026-12-07: 248 of 248, both sanitizers
+# clean; LIMIT=SECONDS ends the sanitizers sooner).
 #
 # With `28`, any card, AB_PATCHES set (reg.cu patches, ';' between): the patches built beside
 # the shipped reg.cu (`:ab=1`), the `cuda.reg` tests of both, the timing of both tiles, their
@@ -38,17 +38,13 @@
 # reg-edge-split.txt, then memcheck and racecheck over the twins' tests (~5 minutes; LIMIT=SECONDS
 # ends the sanitizers sooner): patches that change the edge tiles' kernels (as 32 and 33 did).
 #
-# With `35`, any card: patch 35 (the stream kernel's ranges by bulk copies) built beside the
-# shipped stream.cu, the `cuda.stream` tests of both, the timing of the tiles and their twins over
-# dev/pending/stream-bulk-shapes.txt (stream-bulk.csv), then memcheck and racecheck over the twins
-# (~9 minutes; LIMIT=SECONDS ends the sanitizers sooner).
-#
 # With `edge128`, any card: the `cuda.reg` tests, then ncu's profile (sections, stalls,
 # per-instruction counts) of the 128 x 128 tile's N N kernel at 1023 x 1024 x 1024 (m off the
 # tile) and 1024 x 1024 x 1023 (k off): both run the split element kernel with the same chunks,
 # and the first takes 15% longer for a reason the edge copies (29) did not remove; then, in the
 # time left, 1024^3 (the split kernel of 16-byte copies: cuBLAS's time over ours 1.006 there,
-# 0.856 with k off) ($OUT/regprof-reg-*.tgz; ~6-9 minutes).
+# 0.856 with k off) ($OUT/regprof-reg-*.tgz; ~6-9 minutes). Its profiles ran on an H100 on
+# 2026-12-07 (thirty-fourth; the reason: the sums' stores, which patch 37 aligns).
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
@@ -76,14 +72,10 @@ campaigns=(cuda-small-rows cuda-auto-losses cuda-stream-transposed cuda-stream-t
   cuda-stream-items-rows cuda-stream-two-rows-rows)
 # git apply inside a repository above the tree would skip the tree's paths silently.
 ceiling="GIT_CEILING_DIRECTORIES=$(dirname "$PWD")"
-# Patch 36 (CudaExec's shared-memory opt-in counts static shared memory; launch code, no kernel)
-# rides on the calls that run the whole label, until it lands.
-exec36=() patch36=dev/pending/36-exec-static-shared.patch
-[ -f "$patch36" ] && exec36=("patch:$patch36")
 if [ "${1:-}" = label ]; then
   SANITIZE_FILTER='*cuda_reg*:CudaRegBig.*:CudaRegSplit.*:CudaExec.*' \
     DEADLINE=$((start + ${LIMIT:-560})) STEP_MINUTES=6 timeout $((${LIMIT:-560} + 20)) \
-    scripts/gpu-check "$out/g" "${exec36[@]}" tests sanitize
+    scripts/gpu-check "$out/g" tests sanitize
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
@@ -151,15 +143,6 @@ if [ "${1:-}" = edge128 ]; then  # where the 128 x 128 tile's m-edge time goes: 
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
-if [ "${1:-}" = 35 ]; then  # the stream kernel's bulk copies, A/B: tests, timing, sanitizers
-  export AB_PATCHES=dev/pending/35-stream-bulk-copies.patch
-  DEADLINE=$((start + 330)) timeout 350 scripts/gpu-check "$out/ab" \
-    'gtest:*cuda_stream*:CudaWithoutGpu.*' \
-    shapes:dev/pending/stream-bulk-shapes.txt:tuning/cuda-stream-bulk-ab.spec:stream-bulk.csv:3
-  sanitize_twins '*cuda_stream*ab_1*'
-  echo "wall $(($(date +%s) - start)) s"
-  exit 0
-fi
 if [ "${1:-}" = 18 ]; then
   p=dev/pending
   sizes=2,4,8,12,16,24,32,40,48,64  # pointer-array batches of one size, 65,536 items each
@@ -186,7 +169,7 @@ if [[ "$gpu" == *H200* ]]; then
   # again (BENCH_CANDIDATES=cublas scripts/gpu-check OUT bench:bench/shapes/cuda-small.txt) once
   # the campaigns are merged. `next-call.sh campaigns` (a later call of the same session): the
   # campaigns alone.
-  steps=("${exec36[@]}" tests)
+  steps=(tests)
   [ "${1:-}" = campaigns ] && steps=()
   # Each campaign complete in this call is confirmed in it too (README item 1), right after its
   # shapes step: one measured to the end in an earlier call (its shapes step then returns at once)
@@ -199,7 +182,7 @@ if [[ "$gpu" == *H200* ]]; then
   BENCH_CANDIDATES=cublas DEADLINE=$((start + ${LIMIT:-540})) STEP_MINUTES=5 \
     timeout $((${LIMIT:-540} + 30)) scripts/gpu-check "$out/g" "${steps[@]}"
 else
-  exec "$0" label
+  AB_PATCHES=dev/pending/37-reg-split-partials-aligned.patch exec "$0" 28
 fi
 for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done
