@@ -421,13 +421,24 @@ constexpr int kSgemmMinBlocks = GEMMROUTE_SGEMM_MIN_BLOCKS;
 
 // Split k: where the tiles of a call are too few to fill the GPU, blockIdx.y takes k in
 // `count` chunks of `chunk` (a multiple of the slab), each writing its sums into `partial`,
-// [count][batch][n][m] (the candidates' workspace), and split_sum_kernel adds them in order
-// and applies alpha and beta. count == 1: the whole k, straight into C.
+// [count][batch][n][partial_ld(m)] (the candidates' workspace), and split_sum_kernel adds them
+// in order and applies alpha and beta. count == 1: the whole k, straight into C.
 struct Split {
   int count;
   std::int64_t chunk;
   float* partial;
+  std::int64_t ld = 0;
 };
+
+// The partial sums' column stride (Split::ld): m rounded up to 4, so that every column starts
+// on 16 bytes and a tile's runs of 4 rows go 16 bytes at a time whatever m is (the rows past m
+// take sums of rows past the matrix, which the sum kernel reads and drops). With ld = m and m
+// unaligned, the element kernel's stores asked 1.9x the L1 tag requests and the split kernel
+// took 1.19x the time of k unaligned (ncu, H100, N N 1023 x 1024 x 1024 against
+// 1024 x 1024 x 1023).
+constexpr std::int64_t partial_ld(std::int64_t m) {
+  return (m + 3) / 4 * 4;
+}
 
 // The thread's place in the block's tile: rows wm 64 + s 32 + lm 4 + (0..3), columns
 // wn 32 + s 16 + ln 4 + (0..3), for warp (wm, wn) and lane (lm, ln); acc[u][v] is the element
@@ -468,8 +479,9 @@ __device__ __forceinline__ void multiply_slab(const float (*as)[kRegPitch],
 
 // The tile at (i0, j0) of an item, a thread's 8 x N of it (rows row0 + s 32 + (0..3), s < 2;
 // columns col0 + (v / 4) 16 + v % 4, v < N): with kSplit, this chunk's raw sums into the
-// workspace (as split_sum_kernel reads them), else alpha acc + beta C into C (16 bytes at a time
-// with vec: m is then a multiple of 4, so a run of 4 rows is inside or outside).
+// workspace (as split_sum_kernel reads them; 16 bytes at a time, the rows up to partial_ld(m)),
+// else alpha acc + beta C into C (16 bytes at a time with vec: m is then a multiple of 4, so a
+// run of 4 rows is inside or outside).
 // kReadFirst: C is read N / 4 columns at a time, every load before the first store (a load after
 // a store to the same array waits for it); else each run of C is read and written in turn. The
 // first measured 1.06-1.13x on the 128 x 128 tile's element kernels (with their unguarded
@@ -483,8 +495,10 @@ __device__ __forceinline__ void store_tile(const Args<float>& p, const Split& sp
   float* out;
   std::int64_t ld;
   if constexpr (kSplit) {
-    out = split.partial + (blockIdx.y * p.batch + item) * p.n * p.m;
-    ld = p.m;
+    // The 16-byte kernels (!kReadFirst) have m a multiple of 4, so split.ld == m there; reading
+    // m keeps their code as it was (with split.ld the N N one ran 1.4-2.5% slower on an H100).
+    ld = kReadFirst ? split.ld : p.m;
+    out = split.partial + (blockIdx.y * p.batch + item) * p.n * ld;
   } else {
     out = p.c.item(item);
     ld = p.c.ld;
@@ -740,7 +754,10 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
         }
       }
       const std::int64_t i0 = (tile % tiles_m) * kRegTile, j0 = (tile / tiles_m) * kRegTile;
-      store_tile<kSplit, !kVec>(p, split, item, i0, j0, row0, col0, acc, kVec);
+      // A split's sums go 16 bytes at a time into the workspace's aligned columns (partial_ld),
+      // but in N T and T T element by element, where 16 bytes spilled registers (ptxas).
+      store_tile<kSplit, !kVec>(p, split, item, i0, j0, row0, col0, acc,
+                                kVec || (kSplit && !kTb));
       __syncthreads();  // the next tile refills the first stages
     }
   }
@@ -1005,27 +1022,27 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
 }
 
 // The chunks' sums into C: alpha times them, added in chunk order, plus beta C. A column of an
-// item takes 2^shift threads, each 4 rows at a time (16-byte loads and stores with vec: m a
-// multiple of 4, C's base and ld multiples of 16 bytes), so a block takes kThreads >> shift
-// columns; no index is divided.
+// item takes 2^shift threads, each 4 rows at a time (16-byte loads of the sums; 16-byte loads
+// and stores of C with vec: m a multiple of 4, C's base and ld multiples of 16 bytes), so a
+// block takes kThreads >> shift columns; no index is divided.
 __global__ void __launch_bounds__(kThreads)
     split_sum_kernel(Args<float> p, Split split, int shift, bool vec) {
-  const std::int64_t mn = p.m * p.n, total = mn * p.batch;
+  const std::int64_t item_sums = split.ld * p.n, total = item_sums * p.batch;
   const int lane = threadIdx.x & ((1 << shift) - 1), columns = kThreads >> shift;
   for (std::int64_t item = blockIdx.z; item < p.batch; item += gridDim.z) {
     float* c = p.c.item(item);
-    const float* part = split.partial + item * mn;
+    const float* part = split.partial + item * item_sums;
     for (std::int64_t j = std::int64_t{blockIdx.y} * columns + (threadIdx.x >> shift); j < p.n;
          j += std::int64_t{gridDim.y} * columns) {
       for (std::int64_t i = 4 * lane; i < p.m; i += 4 << shift) {
-        const float* x = part + j * p.m + i;
+        const float* x = part + j * split.ld + i;
         float* cj = c + j * p.c.ld + i;
+        float4 sum = *reinterpret_cast<const float4*>(x);
+        for (int s = 1; s < split.count; ++s) {
+          const float4 y = *reinterpret_cast<const float4*>(x + s * total);
+          sum.x += y.x, sum.y += y.y, sum.z += y.z, sum.w += y.w;
+        }
         if (vec) {
-          float4 sum = *reinterpret_cast<const float4*>(x);
-          for (int s = 1; s < split.count; ++s) {
-            const float4 y = *reinterpret_cast<const float4*>(x + s * total);
-            sum.x += y.x, sum.y += y.y, sum.z += y.z, sum.w += y.w;
-          }
           float4 r = make_float4(p.alpha * sum.x, p.alpha * sum.y, p.alpha * sum.z,
                                  p.alpha * sum.w);
           if (!p.beta_zero) {
@@ -1037,12 +1054,8 @@ __global__ void __launch_bounds__(kThreads)
           }
           *reinterpret_cast<float4*>(cj) = r;
         } else {
-          for (int l = 0; l < 4; ++l) {
-            if (i + l >= p.m) break;
-            float sum = x[l];
-            for (int s = 1; s < split.count; ++s) sum += x[s * total + l];
-            update(cj + l, sum, p);
-          }
+          const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
+          for (int l = 0; l < 4 && i + l < p.m; ++l) update(cj + l, sums[l], p);
         }
       }
     }
@@ -1057,7 +1070,7 @@ Split sgemm_split(const Problem& p, int sms) {
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return {1, p.k, nullptr};
   const std::int64_t blocks =
       ((p.m + kRegTile - 1) / kRegTile) * ((p.n + kRegTile - 1) / kRegTile) * p.batch;
-  const std::int64_t bytes_a_chunk = p.m * p.n * p.batch * std::int64_t{sizeof(float)};
+  const std::int64_t bytes_a_chunk = partial_ld(p.m) * p.n * p.batch * std::int64_t{sizeof(float)};
   const std::int64_t count = std::min({2 * std::int64_t{sms} / blocks, p.k / 64,
                                        static_cast<std::int64_t>(kWorkspaceBytes) / bytes_a_chunk});
   if (count < 2) return {1, p.k, nullptr};
@@ -1070,7 +1083,8 @@ Split sgemm_split(const Problem& p, int sms) {
 // candidates' workspace.
 std::size_t sgemm_workspace(const Problem& p) {
   const Split most = sgemm_split(p, 1 << 20);
-  return most.count > 1 ? static_cast<std::size_t>(most.count * p.m * p.n * p.batch) * sizeof(float)
+  return most.count > 1 ? static_cast<std::size_t>(most.count * partial_ld(p.m) * p.n * p.batch) *
+                              sizeof(float)
                         : 0;
 }
 
@@ -1109,6 +1123,7 @@ void launch_sgemm_form(const Problem& p, const CudaExec& exec) {
   if (split.count > 1) {
     hold = std::unique_lock<std::mutex>(exec.launch_mutex());
     split.partial = static_cast<float*>(exec.workspace());
+    split.ld = partial_ld(p.m);
   }
   const cudaStream_t stream = exec.cuda_stream();
   if (!vec) {
