@@ -7,8 +7,8 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): the `28` call below with patch 37 (the split's sums in aligned
-#         columns), work that needs no H200 (a same-card campaign would not enter its table).
+#   other cards (an H100): the `label` call below (no patch waits for one: 37 landed on
+#         2026-12-07); a same-card campaign would not enter the H200's table.
 #
 #   dev/pending/next-call.sh [label | 28 | 28b | 28c | edge128 | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
@@ -17,7 +17,7 @@
 #
 # With `label`, any card: queue item 0, the whole `gpu` label on the tree as it is, then memcheck
 # and racecheck over the `cuda.reg` tests and CudaExec's (~6 minutes on a fresh machine; last run
-# on an H100 at 62dec7b with patch 36, as it landed, 2026-12-07: 248 of 248, both sanitizers
+# on an H100 with patch 37 as it landed, 2026-12-07 (thirty-fifth): 248 of 248, both sanitizers
 # clean; LIMIT=SECONDS ends the sanitizers sooner).
 #
 # With `28`, any card, AB_PATCHES set (reg.cu patches, ';' between): the patches built beside
@@ -44,7 +44,8 @@
 # and the first takes 15% longer for a reason the edge copies (29) did not remove; then, in the
 # time left, 1024^3 (the split kernel of 16-byte copies: cuBLAS's time over ours 1.006 there,
 # 0.856 with k off) ($OUT/regprof-reg-*.tgz; ~6-9 minutes). Its profiles ran on an H100 on
-# 2026-12-07 (thirty-fourth; the reason: the sums' stores, which patch 37 aligns).
+# 2026-12-07 (thirty-fourth; the reason: the sums' stores, which patch 37 aligned: landed on
+# 2026-12-07, thirty-fifth).
 #
 # With `18`, any card: patch 18 (cuda.stream over items apart) checked and timed against the tree
 # without it, in one call: `bench --grouped` at 10^5 and 10^6 items on the tree as it is, then
@@ -182,7 +183,7 @@ if [[ "$gpu" == *H200* ]]; then
   BENCH_CANDIDATES=cublas DEADLINE=$((start + ${LIMIT:-540})) STEP_MINUTES=5 \
     timeout $((${LIMIT:-540} + 30)) scripts/gpu-check "$out/g" "${steps[@]}"
 else
-  AB_PATCHES=dev/pending/37-reg-split-partials-aligned.patch exec "$0" 28
+  exec "$0" label
 fi
 for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done
