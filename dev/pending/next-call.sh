@@ -7,8 +7,9 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): the `label` call below (no patch waits for one: 37 landed on
-#         2026-12-07); a same-card campaign would not enter the H200's table.
+#   other cards (an H100): the `28` call below with patch 39 (split chunks at least 32 long),
+#         work that needs no H200 (a same-card campaign would not enter its table); then
+#         `label` (the tree with 37 and 38 has run its label only with 37).
 #
 #   dev/pending/next-call.sh [label | 28 | 28b | 28c | edge128 | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
@@ -24,14 +25,15 @@
 # the shipped reg.cu (`:ab=1`), the `cuda.reg` tests of both, the timing of both tiles, their
 # twins and cuBLAS over bench/shapes/cuda-reg-f32.txt in one process (reg-ab.csv) and at
 # dev/pending/reg-edge-controls.txt's strided shapes (ld = rows + 1: misaligned columns apart from
-# edge tiles) and reg-edge-split.txt's (m, n and k off the tile one at a time), each kernel's
-# duration at six shapes (reg-profile.sh's TIMES), then memcheck and racecheck over the twins
-# (~9.5 minutes). With `28b`, any card, AB_PATCHES set: the same build
-# timed over dev/pending/reg-edge-split.txt (m, n and k off the tile one at a time), then the
-# kernel times at six shapes ($OUT/times.csv), then ncu's profile of the 256 x 128 tile at N N
-# 2047^3 and 2048^3 ($OUT/regprof-big-2047.tgz, -2048.tgz; ~9 minutes; LIMIT=SECONDS fits it
-# into less: the timing first, the kernel times to two thirds of it, the profiles in what is
-# left). Both ran on 2026-12-06 (thirtieth) with patches 28 and 29, which landed (29 in N N).
+# edge tiles), reg-edge-split.txt's (m, n and k off the tile one at a time) and
+# reg-few-tiles.txt's (k split over 4-16 tiles, reg-few-tiles.csv), each kernel's duration at
+# six shapes (reg-profile.sh's TIMES), then memcheck and racecheck over the twins (~9.5 minutes).
+# With `28b`, any card, AB_PATCHES set: the same build timed over dev/pending/reg-edge-split.txt
+# (m, n and k off the tile one at a time), then the kernel times at six shapes ($OUT/times.csv),
+# then ncu's profile of the 256 x 128 tile at N N 2047^3 and 2048^3 ($OUT/regprof-big-2047.tgz,
+# -2048.tgz; ~9 minutes; LIMIT=SECONDS fits it into less: the timing first, the kernel times
+# to two thirds of it, the profiles in what is left). Both ran on 2026-12-06 (thirtieth) with
+# patches 28 and 29, which landed (29 in N N).
 # dev/pending/reg-split-edge-shapes.txt and reg-ab128.spec make a shorter call.
 #
 # With `28c`, any card, AB_PATCHES set: the same build's `cuda.reg` tests, its timing over
@@ -97,7 +99,8 @@ if [ "${1:-}" = 28 ]; then  # reg.cu patches A/B: tests, timing, kernel times, s
     'gtest:*cuda_reg*:CudaRegSplit*:CudaWithoutGpu.*' \
     shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab.csv:3 \
     shapes:$p/reg-edge-controls.txt:tuning/cuda-reg-ab.spec:reg-edge-controls.csv:1 \
-    shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:1
+    shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:1 \
+    shapes:$p/reg-few-tiles.txt:tuning/cuda-reg-ab.spec:reg-few-tiles.csv:2
   # LIMIT=SECONDS (where device time is short): no kernel times, the sanitizers to the limit.
   if [ -z "${LIMIT:-}" ]; then
     TIMES=$reg_times TIMES_SKIP=8 WHICH=none QUEUED=1 \
@@ -183,7 +186,7 @@ if [[ "$gpu" == *H200* ]]; then
   BENCH_CANDIDATES=cublas DEADLINE=$((start + ${LIMIT:-540})) STEP_MINUTES=5 \
     timeout $((${LIMIT:-540} + 30)) scripts/gpu-check "$out/g" "${steps[@]}"
 else
-  exec "$0" label
+  AB_PATCHES=dev/pending/39-reg-split-chunks-32.patch exec "$0" 28
 fi
 for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done
