@@ -107,6 +107,15 @@ if [ "${1:-}" = 28 ]; then  # reg.cu patches A/B: tests, timing, kernel times, s
       timeout $((start + 400 - $(date +%s))) $p/reg-profile.sh
   fi
   sanitize_twins '*cuda_reg*ab_1*:CudaRegSplit*'
+  # At most 8 files come back from $OUT: the sanitizers' summary joins the A/B one, their logs
+  # go beside the A/B logs, and the kernel times' raw files (regprof.tgz) stay behind: times.csv
+  # holds them. That leaves ab/ (4 CSVs, summary.txt, logs.tgz, san-logs.tgz) and times.csv.
+  if [ -d "$out/san" ]; then
+    [ -f "$out/san/summary.txt" ] && cat "$out/san/summary.txt" >> "$out/ab/summary.txt"
+    [ -f "$out/san/logs.tgz" ] && mv "$out/san/logs.tgz" "$out/ab/san-logs.tgz"
+    rm -rf "$out/san"
+  fi
+  rm -f "$out/regprof.tgz"
   echo "wall $(($(date +%s) - start)) s"
   exit 0
 fi
