@@ -27,9 +27,9 @@
 # dev/pending/reg-edge-controls.txt's strided shapes (ld = rows + 1: misaligned columns apart from
 # edge tiles), reg-edge-split.txt's (m, n and k off the tile one at a time) and
 # reg-few-tiles.txt's (k split over 4-16 tiles, reg-few-tiles.csv), each kernel's duration at
-# six shapes (reg-profile.sh's TIMES), then memcheck and racecheck over the twins (~9.5 minutes).
+# seven shapes (reg-profile.sh's TIMES), then memcheck and racecheck over the twins (~9.5 minutes).
 # With `28b`, any card, AB_PATCHES set: the same build timed over dev/pending/reg-edge-split.txt
-# (m, n and k off the tile one at a time), then the kernel times at six shapes ($OUT/times.csv),
+# (m, n and k off the tile one at a time), then the kernel times at seven shapes ($OUT/times.csv),
 # then ncu's profile of the 256 x 128 tile at N N 2047^3 and 2048^3 ($OUT/regprof-big-2047.tgz,
 # -2048.tgz; ~9 minutes; LIMIT=SECONDS fits it into less: the timing first, the kernel times
 # to two thirds of it, the profiles in what is left). Both ran on 2026-12-06 (thirtieth) with
@@ -85,7 +85,7 @@ fi
 # The shapes whose kernel times (reg-profile.sh's TIMES) tell a split sum's share from the
 # tile's, and an edge tile's cost: the `28` and `28b` calls.
 reg_times="NN:1023:1023:1023 TN:1023:1023:1023 NN:2047:2047:2047
-  NN:1024:1024:1024 NN:1000:1000:1000 NN:512:512:512"  # a newline splits as a space
+  NN:1024:1024:1024 NN:1000:1000:1000 NN:512:512:512 NN:256:256:256"  # a newline: a space
 # sanitize_twins FILTER: memcheck and racecheck over the A/B build's tests FILTER selects, ended at
 # LIMIT seconds into the call (default 560).
 sanitize_twins() {
