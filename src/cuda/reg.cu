@@ -427,7 +427,7 @@ struct Split {
   int count;
   std::int64_t chunk;
   float* partial;
-  std::int64_t ld = 0;
+  std::int64_t ld = 0;  // the sums' column stride, partial_ld(m) (sgemm_split sets it)
 };
 
 // The partial sums' column stride (Split::ld): m rounded up to 4, so that every column starts
@@ -1083,20 +1083,21 @@ Split sgemm_split(const Problem& p, int sms) {
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return {1, p.k, nullptr};
   const std::int64_t blocks =
       ((p.m + kRegTile - 1) / kRegTile) * ((p.n + kRegTile - 1) / kRegTile) * p.batch;
-  const std::int64_t bytes_a_chunk = partial_ld(p.m) * p.n * p.batch * std::int64_t{sizeof(float)};
+  const std::int64_t ld = partial_ld(p.m);
+  const std::int64_t bytes_a_chunk = ld * p.n * p.batch * std::int64_t{sizeof(float)};
   const std::int64_t count = std::min({2 * std::int64_t{sms} / blocks, p.k / 64,
                                        static_cast<std::int64_t>(kWorkspaceBytes) / bytes_a_chunk});
   if (count < 2) return {1, p.k, nullptr};
   std::int64_t chunk = (p.k + count - 1) / count;
   chunk = (chunk + kDeepSlab - 1) / kDeepSlab * kDeepSlab;
-  return {static_cast<int>((p.k + chunk - 1) / chunk), chunk, nullptr};
+  return {static_cast<int>((p.k + chunk - 1) / chunk), chunk, nullptr, ld};
 }
 
 // The most workspace sgemm_split asks on any GPU (whatever its SM count): never more than the
 // candidates' workspace.
 std::size_t sgemm_workspace(const Problem& p) {
   const Split most = sgemm_split(p, 1 << 20);
-  return most.count > 1 ? static_cast<std::size_t>(most.count * partial_ld(p.m) * p.n * p.batch) *
+  return most.count > 1 ? static_cast<std::size_t>(most.count * most.ld * p.n * p.batch) *
                               sizeof(float)
                         : 0;
 }
@@ -1136,7 +1137,6 @@ void launch_sgemm_form(const Problem& p, const CudaExec& exec) {
   if (split.count > 1) {
     hold = std::unique_lock<std::mutex>(exec.launch_mutex());
     split.partial = static_cast<float*>(exec.workspace());
-    split.ld = partial_ld(p.m);
   }
   const cudaStream_t stream = exec.cuda_stream();
   if (!vec) {
