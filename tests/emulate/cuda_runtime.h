@@ -6,8 +6,12 @@
 // src/cuda/kernel.cuh's host path of an asynchronous copy reports a misaligned one.
 #define GEMMROUTE_EMULATED 1
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 #define __host__
 #define __device__
@@ -68,3 +72,47 @@ inline P checked_cast(int line, bool used, X x) {
   }
   return reinterpret_cast<P>(x);
 }
+
+// A launch with attributes (reg.cu's thread-block clusters): the emulator runs `body` as every
+// block of the config's grid, a cluster's blocks together (emulate_launch_ex, in the program
+// that launches; reg_emulated.cpp).
+enum cudaLaunchAttributeID { cudaLaunchAttributeClusterDimension = 4 };
+struct cudaLaunchAttributeValue {
+  struct {
+    unsigned x, y, z;
+  } clusterDim;
+};
+struct cudaLaunchAttribute {
+  cudaLaunchAttributeID id;
+  cudaLaunchAttributeValue val;
+};
+struct cudaLaunchConfig_t {
+  dim3 gridDim, blockDim;
+  std::size_t dynamicSmemBytes = 0;
+  cudaStream_t stream = nullptr;
+  cudaLaunchAttribute* attrs = nullptr;
+  unsigned numAttrs = 0;
+};
+void emulate_launch_ex(const cudaLaunchConfig_t& config, const std::function<void()>& body);
+template <class... P, class... A>
+int cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(P...), A&&... args) {
+  std::tuple<P...> held(std::forward<A>(args)...);
+  emulate_launch_ex(*config, [&] { std::apply(kernel, held); });
+  return 0;
+}
+
+// The cluster of the block running: its barrier, its blocks' ranks and their shared memory
+// (host.hpp).
+namespace cooperative_groups {
+struct cluster_group {
+  void sync() const;
+  unsigned block_rank() const;
+  unsigned num_blocks() const;
+  template <class T>
+  T* map_shared_rank(T* at, unsigned rank) const {
+    return static_cast<T*>(map_shared(const_cast<std::remove_cv_t<T>*>(at), rank));
+  }
+  static void* map_shared(void* at, unsigned rank);
+};
+inline cluster_group this_cluster() { return {}; }
+}  // namespace cooperative_groups

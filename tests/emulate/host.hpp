@@ -41,15 +41,20 @@ long shared_overruns = 0;
 long failures = 0;
 long runs = 0;
 
-// Fibers: each thread of a block runs until it reaches a barrier (of its warp or of the block)
-// or ends. A warp's barrier opens when every lane of the warp that has not ended waits at one;
-// the block's, when every thread that has not ended waits at it. A barrier some threads never
-// reach (they ended) is counted: on a GPU it would hang or be undefined.
+// Fibers: each thread of a block runs until it reaches a barrier (of its warp, of the block or
+// of the block's cluster) or ends. A warp's barrier opens when every lane of the warp that has
+// not ended waits at one; the block's, when every thread that has not ended waits at it; the
+// cluster's, when every thread of every block of the cluster that has not ended does. A barrier
+// some threads never reach (they ended) is counted: on a GPU it would hang or be undefined.
+//
+// A cluster's blocks run one at a time from one of its barriers to the next, in an order
+// shuffled at each (a GPU promises none): a block's static __shared__ arrays, function statics
+// here, are then its own while it runs, as long as none is used across a cluster barrier.
 namespace fibers {
 
-constexpr int kMax = 1024;
+constexpr int kMax = 2048;  // threads of a cluster: 8 blocks of 256
 constexpr std::size_t kStack = 256 * 1024;
-enum class State { runnable, at_warp, at_block, done };
+enum class State { runnable, at_warp, at_block, at_cluster, done };
 
 ucontext_t context[kMax];
 jmp_buf scheduler, resume[kMax];
@@ -60,6 +65,7 @@ bool started[kMax];
 int current;
 long barriers_after_exit = 0;
 std::function<void()>* body;
+inline std::mt19937 cluster_order(2027);
 
 inline void entry() {
   (*body)();
@@ -74,19 +80,20 @@ inline int wait(State at, int p) {
   return result[current];
 }
 
-// Opens every warp whose live lanes all wait at a warp barrier; true if one opened.
-inline bool open_warps(int threads) {
+// Opens every warp of fibers [begin, end) whose live lanes all wait at a warp barrier; true if
+// one opened.
+inline bool open_warps(int begin, int end) {
   bool opened = false;
-  for (int w = 0; w < threads; w += 32) {
-    const int end = std::min(w + 32, threads);
+  for (int w = begin; w < end; w += 32) {
+    const int last = std::min(w + 32, end);
     int waiting = 0, live = 0;
-    for (int i = w; i < end; ++i) {
+    for (int i = w; i < last; ++i) {
       if (state[i] != State::done) ++live;
       if (state[i] == State::at_warp) ++waiting;
     }
     if (waiting == 0 || waiting != live) continue;
-    if (live != end - w) ++barriers_after_exit;
-    for (int i = w; i < end; ++i) {
+    if (live != last - w) ++barriers_after_exit;
+    for (int i = w; i < last; ++i) {
       if (state[i] == State::at_warp) state[i] = State::runnable;
     }
     opened = true;
@@ -94,18 +101,14 @@ inline bool open_warps(int threads) {
   return opened;
 }
 
-inline void run_block(int threads, std::function<void()> f) {
-  body = &f;
-  for (int i = 0; i < threads; ++i) {
-    if (!stacks[i]) stacks[i] = static_cast<char*>(std::malloc(kStack));
-    state[i] = State::runnable;
-    started[i] = false;
-  }
+// Runs the block of fibers [begin, end) until each of them has ended or waits at the cluster's
+// barrier.
+inline void run_phase(int begin, int end) {
   for (;;) {
-    for (int i = 0; i < threads; ++i) {
+    for (int i = begin; i < end; ++i) {
       if (state[i] != State::runnable) continue;
       current = i;
-      threadIdx.x = static_cast<unsigned>(i);
+      threadIdx.x = static_cast<unsigned>(i - begin);
       if (_setjmp(scheduler)) continue;
       if (started[i]) _longjmp(resume[i], 1);
       started[i] = true;
@@ -116,29 +119,76 @@ inline void run_block(int threads, std::function<void()> f) {
       makecontext(&context[i], entry, 0);
       setcontext(&context[i]);
     }
-    if (open_warps(threads)) continue;
-    int at_block = 0, done = 0, all = 1;
-    for (int i = 0; i < threads; ++i) {
+    if (open_warps(begin, end)) continue;
+    int at_block = 0, at_cluster = 0, done = 0, all = 1;
+    for (int i = begin; i < end; ++i) {
       if (state[i] == State::at_block) {
         ++at_block;
         all &= predicate[i] != 0;
       }
+      if (state[i] == State::at_cluster) ++at_cluster;
       if (state[i] == State::done) ++done;
     }
-    if (done == threads) return;
-    if (at_block + done != threads) {
-      std::fprintf(stderr,
-                   "deadlock: threads wait at a warp's barrier and others at the block's\n");
+    if (at_block == 0 && at_cluster + done == end - begin) return;
+    if (at_block + done != end - begin) {
+      std::fprintf(stderr, "deadlock: threads wait at different barriers\n");
       std::exit(1);
     }
     if (done > 0) ++barriers_after_exit;
-    for (int i = 0; i < threads; ++i) {
+    for (int i = begin; i < end; ++i) {
       if (state[i] == State::at_block) {
         state[i] = State::runnable;
         result[i] = all;
       }
     }
   }
+}
+
+// A cluster of `blocks` blocks of `threads` each: enter(b) makes block b the one running
+// (blockIdx, its shared memory) before each of its phases, and leave(b) follows the phase in
+// which its last thread ended (a GPU frees its shared memory then: the cluster's other blocks
+// must not read it after).
+inline void run_cluster(int blocks, int threads, const std::function<void(int)>& enter,
+                        const std::function<void(int)>& leave, std::function<void()> f) {
+  body = &f;
+  const int all = blocks * threads;
+  if (all > kMax) {
+    std::fprintf(stderr, "a cluster of %d threads: the emulator holds %d\n", all, kMax);
+    std::exit(1);
+  }
+  for (int i = 0; i < all; ++i) {
+    if (!stacks[i]) stacks[i] = static_cast<char*>(std::malloc(kStack));
+    state[i] = State::runnable;
+    started[i] = false;
+  }
+  std::vector<int> order(blocks);
+  std::vector<bool> left(blocks, false);
+  for (int b = 0; b < blocks; ++b) order[b] = b;
+  for (;;) {
+    std::shuffle(order.begin(), order.end(), cluster_order);
+    for (const int b : order) {
+      if (left[b]) continue;
+      enter(b);
+      run_phase(b * threads, (b + 1) * threads);
+      left[b] = std::all_of(state + b * threads, state + (b + 1) * threads,
+                            [](State s) { return s == State::done; });
+      if (left[b]) leave(b);
+    }
+    int waiting = 0, done = 0;
+    for (int i = 0; i < all; ++i) {
+      if (state[i] == State::at_cluster) ++waiting;
+      if (state[i] == State::done) ++done;
+    }
+    if (done == all) return;
+    if (done > 0) ++barriers_after_exit;
+    for (int i = 0; i < all; ++i) {
+      if (state[i] == State::at_cluster) state[i] = State::runnable;
+    }
+  }
+}
+
+inline void run_block(int threads, std::function<void()> f) {
+  run_cluster(1, threads, [](int) {}, [](int) {}, std::move(f));
 }
 
 // What a warp's lanes pass through a shuffle.
@@ -329,16 +379,41 @@ void make_store(Store<T>& s, Storage layout, std::int64_t rows, std::int64_t col
 inline std::vector<unsigned char> shared_buffer;
 constexpr std::size_t kGuard = 2048;
 
-// Blocks run so far (prepare_shared counts them): a kernel's static __shared__ arrays, function
-// statics here, are made NaN again at the first thread of each block that reaches them.
+// A block's epoch: a kernel's static __shared__ arrays, function statics here, are made NaN
+// again at the first thread of each block (each new epoch) that reaches them.
 inline std::uint64_t block_epoch = 0;
+inline std::uint64_t epochs_made = 0;
+
+inline unsigned char* nan_buffer(std::vector<unsigned char>& buffer, std::size_t bytes) {
+  buffer.assign(bytes + kGuard + 1024, 0xFF);
+  return reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<std::uintptr_t>(buffer.data()) + 1023) / 1024 * 1024);
+}
 
 // A block's dynamic shared memory: `bytes` of NaN (0xFF in every scalar), then a guard.
 inline void prepare_shared(std::size_t bytes) {
-  shared_buffer.assign(bytes + kGuard + 1024, 0xFF);
-  g_shared = reinterpret_cast<unsigned char*>(
-      (reinterpret_cast<std::uintptr_t>(shared_buffer.data()) + 1023) / 1024 * 1024);
-  ++block_epoch;
+  g_shared = nan_buffer(shared_buffer, bytes);
+  block_epoch = ++epochs_made;
+}
+
+// A cluster's blocks, by rank: each one's dynamic shared memory as prepare_shared makes it, and
+// its epoch. enter_cluster_block(b) makes block b's the running block's.
+inline dim3 cluster_dim;
+inline std::vector<std::vector<unsigned char>> cluster_buffers;
+inline std::vector<unsigned char*> cluster_shared;
+inline std::vector<std::uint64_t> cluster_epochs;
+inline void prepare_cluster(int blocks, std::size_t bytes) {
+  cluster_buffers.resize(blocks);
+  cluster_shared.resize(blocks);
+  cluster_epochs.resize(blocks);
+  for (int b = 0; b < blocks; ++b) {
+    cluster_shared[b] = nan_buffer(cluster_buffers[b], bytes);
+    cluster_epochs[b] = ++epochs_made;
+  }
+}
+inline void enter_cluster_block(int b) {
+  g_shared = cluster_shared[b];
+  block_epoch = cluster_epochs[b];
 }
 
 // Where a kernel declares a static __shared__ array (extract_kernels.py puts the call after the
@@ -502,3 +577,26 @@ inline int finish(const std::string& what, const char* file) {
 }
 
 }  // namespace emulate
+
+// The cluster of the block running (cuda_runtime.h's cooperative_groups): ranks along x, then y,
+// then z, as a GPU numbers them.
+void cooperative_groups::cluster_group::sync() const {
+  emulate::fibers::wait(emulate::fibers::State::at_cluster, 1);
+}
+unsigned cooperative_groups::cluster_group::block_rank() const {
+  const dim3 d = emulate::cluster_dim;
+  return blockIdx.x % d.x + d.x * (blockIdx.y % d.y + d.y * (blockIdx.z % d.z));
+}
+unsigned cooperative_groups::cluster_group::num_blocks() const {
+  const dim3 d = emulate::cluster_dim;
+  return d.x * d.y * d.z;
+}
+void* cooperative_groups::cluster_group::map_shared(void* at, unsigned rank) {
+  const auto offset = static_cast<unsigned char*>(at) - g_shared;
+  const auto& buffer = emulate::cluster_buffers.at(rank);
+  if (offset < 0 || static_cast<std::size_t>(offset) >= buffer.size()) {
+    std::fprintf(stderr, "map_shared_rank: not the block's dynamic shared memory\n");
+    std::exit(1);
+  }
+  return emulate::cluster_shared.at(rank) + offset;
+}

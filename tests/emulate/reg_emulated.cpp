@@ -9,6 +9,7 @@
 // taken to have the H200's 132 multiprocessors, which decides where k is split.
 //
 //   reg_emulated random COUNT SEED   COUNT random cases a scalar
+#include <atomic>
 #include <mutex>
 
 #include "host.hpp"
@@ -19,34 +20,69 @@ inline dim3 dims(dim3 d) { return d; }
 inline dim3 dims(unsigned x) { return {x, 1, 1}; }
 inline dim3 dims(int x) { return {static_cast<unsigned>(x), 1, 1}; }
 
-// K<<<grid, block, bytes, stream>>>(args...): every block of the grid, one at a time in an
-// order shuffled launch by launch (a GPU promises none: which chunk of a split tile finishes
-// last varies), its threads as fibers, over `bytes` of dynamic shared memory with a guard
-// after it.
+// Every block of a grid, one cluster at a time in an order shuffled launch by launch (a GPU
+// promises none: which chunk of a split tile finishes last varies), a cluster's blocks together
+// (fibers::run_cluster), each over `bytes` of dynamic shared memory with a guard after it.
+// (A cluster of one is a block: its shared memory is made NaN for the next.)
 inline std::mt19937 block_order(2026);
+inline void run_grid(dim3 grid, dim3 block, dim3 cluster, std::size_t bytes,
+                     const std::function<void()>& body) {
+  if (grid.x % cluster.x || grid.y % cluster.y || grid.z % cluster.z) {
+    std::fprintf(stderr, "a grid that its clusters do not divide\n");
+    std::exit(1);
+  }
+  gridDim = grid;
+  blockDim = block;
+  cluster_dim = cluster;
+  std::vector<uint3> clusters;
+  for (unsigned z = 0; z < grid.z; z += cluster.z) {
+    for (unsigned y = 0; y < grid.y; y += cluster.y) {
+      for (unsigned x = 0; x < grid.x; x += cluster.x) clusters.push_back({x, y, z});
+    }
+  }
+  std::shuffle(clusters.begin(), clusters.end(), block_order);
+  const int blocks = static_cast<int>(cluster.x * cluster.y * cluster.z);
+  for (const uint3& c : clusters) {
+    prepare_cluster(blocks, bytes);
+    const auto enter = [&](int b) {
+      const unsigned r = static_cast<unsigned>(b);
+      blockIdx = {c.x + r % cluster.x, c.y + r / cluster.x % cluster.y,
+                  c.z + r / (cluster.x * cluster.y)};
+      enter_cluster_block(b);
+    };
+    // A block that ended: its guard checked, then its shared memory NaN, so that a read of
+    // it by another block of the cluster fails the comparison.
+    const auto leave = [&](int b) {
+      g_shared = cluster_shared[b];
+      check_guard(bytes, "cuda.reg block");
+      std::memset(g_shared, 0xFF, bytes);
+    };
+    fibers::run_cluster(blocks, static_cast<int>(block.x), enter, leave, body);
+  }
+  cluster_dim = dim3{};
+}
+
+// K<<<grid, block, bytes, stream>>>(args...).
 template <class K, class G, class B>
 auto launch(K kernel, G grid_in, B block_in, std::size_t bytes, cudaStream_t) {
   return [=](auto... args) {
-    const dim3 grid = dims(grid_in), block = dims(block_in);
-    gridDim = grid;
-    blockDim = block;
-    std::vector<uint3> blocks;
-    for (unsigned z = 0; z < grid.z; ++z) {
-      for (unsigned y = 0; y < grid.y; ++y) {
-        for (unsigned x = 0; x < grid.x; ++x) blocks.push_back({x, y, z});
-      }
-    }
-    std::shuffle(blocks.begin(), blocks.end(), block_order);
-    for (const uint3& b : blocks) {
-      blockIdx = b;
-      prepare_shared(bytes);
-      fibers::run_block(static_cast<int>(block.x), [&] { kernel(args...); });
-      check_guard(bytes, "cuda.reg block");
-    }
+    run_grid(dims(grid_in), dims(block_in), dim3{}, bytes, [&] { kernel(args...); });
   };
 }
 
 }  // namespace emulate
+
+// cudaLaunchKernelEx (cuda_runtime.h): its cluster attribute, if any, groups the blocks.
+void emulate_launch_ex(const cudaLaunchConfig_t& config, const std::function<void()>& body) {
+  dim3 cluster;
+  for (unsigned i = 0; i < config.numAttrs; ++i) {
+    if (config.attrs[i].id == cudaLaunchAttributeClusterDimension) {
+      const auto& d = config.attrs[i].val.clusterDim;
+      cluster = {d.x, d.y, d.z};
+    }
+  }
+  emulate::run_grid(config.gridDim, config.blockDim, cluster, config.dynamicSmemBytes, body);
+}
 
 namespace gemmroute::cuda {
 
@@ -55,6 +91,7 @@ namespace gemmroute::cuda {
 // and its lock.
 inline constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
 struct CudaExec {
+  int device() const { return 0; }
   int sms() const { return 132; }
   cudaStream_t cuda_stream() const { return nullptr; }
   void allow_shared(const void*, std::size_t) const {}
@@ -63,6 +100,12 @@ struct CudaExec {
   mutable std::vector<unsigned char> workspace_ = std::vector<unsigned char>(kWorkspaceBytes);
   mutable std::mutex mutex_;
 };
+// The device launches thread-block clusters (as sm_90 does).
+enum cudaDeviceAttr { cudaDevAttrClusterLaunch = 120 };
+inline int cudaDeviceGetAttribute(int* value, cudaDeviceAttr, int) {
+  *value = 1;
+  return 0;
+}
 inline void check_launch(const char*) {}
 inline void check(int, const char*) {}
 inline int cudaMemsetAsync(void* at, int value, std::size_t bytes, cudaStream_t) {
@@ -80,7 +123,8 @@ namespace {
 using namespace emulate;
 
 // Random sizes up to 300 (a third of m and n a multiple of the tile, or one more), every form,
-// every storage, one to three items; k up to 300, so that k is split where the tiles are few.
+// every storage, one to three items; k up to 300 (a quarter of the f32 cases up to 800), so that k
+// is split where the tiles are few, in up to 12 chunks.
 // Half the cases are packed from a 128-byte boundary with every size a multiple of 4, the calls
 // whose operands all take 16-byte loads (the f32 kernels of 16-byte runs).
 template <class T>
@@ -100,6 +144,7 @@ void sweep_random(long count, unsigned seed) {
     c.m = side();
     c.n = side();
     c.k = 1 + r() % 300;
+    if (kF32 && r() % 4 == 0) c.k = 300 + r() % 500;  // more chunks: 5 to 12 where tiles are few
     c.ta = f[r() % f.size()];
     c.tb = f[r() % f.size()];
     randomize<T>(c, r);
