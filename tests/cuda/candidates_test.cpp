@@ -408,22 +408,31 @@ TEST(CudaRegBig, WholeTilesAndEdgesMatchTheReference) {
 }
 
 // cuda.reg's split k: calls whose 128 x 128 tiles leave most of the GPU idle take k in chunks
-// whose sums meet in the workspace (2 to 15 chunks here, the last one short; 16-byte and
-// element loads; pointer arrays), in every form, with beta == 0 over NaN in C, and the same
-// bytes from two calls.
+// whose sums meet in the workspace or, with 16-byte loads and at most 8 chunks, may meet in the
+// tile's thread-block cluster (2 to 15 chunks here, the last one short; 16-byte and element
+// loads; pointer arrays), in every form, with beta == 0 over NaN in C, and the same bytes from
+// two calls. On 132 multiprocessors the last three shapes split in 8, 3 (two items) and 2 chunks
+// (m off the tile, in runs of 4).
 void expect_split_matches(const Candidate& reg) {
   std::mt19937_64 rng(21);
-  const std::vector<Shape> shapes = {{64, 100, 600, 3}, {129, 1, 700, 2}, {33, 70, 131, 1}};
+  const std::vector<Shape> shapes = {{64, 100, 600, 3},  {129, 1, 700, 2},   {33, 70, 131, 1},
+                                     {132, 200, 512, 1}, {256, 128, 192, 2}, {100, 128, 128, 1}};
   expect_f32_forms_match(reg, shapes, rng);
   for (Storage st : {Storage::packed, Storage::padded}) {  // 13 chunks of 80, the last of 71
     Outcome o = run_case<float>(reg, Op::T, Op::N, Shape{200, 150, 1031, 1}, st,
                                 test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
     EXPECT_EQ(o.failure, "") << test::name(st);
   }
-  const std::optional<bool> same =
-      same_bytes_twice<float>(reg, Shape{96, 80, 1000, 2}, 0.75f, -1.25f, rng);
-  ASSERT_TRUE(same.has_value());
-  EXPECT_TRUE(*same);
+  for (Op tb : {Op::N, Op::T}) {  // 8 chunks of 64, 16-byte loads
+    Outcome o = run_case<float>(reg, Op::N, tb, Shape{132, 200, 512, 1}, Storage::packed,
+                                test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
+    EXPECT_EQ(o.failure, "") << to_string(tb);
+  }
+  for (const Shape& s : {Shape{96, 80, 1000, 2}, Shape{132, 200, 512, 1}}) {
+    const std::optional<bool> same = same_bytes_twice<float>(reg, s, 0.75f, -1.25f, rng);
+    ASSERT_TRUE(same.has_value());
+    EXPECT_TRUE(*same) << s.m << "x" << s.n << "x" << s.k;
+  }
 }
 
 TEST(CudaRegSplit, ChunksOfKMatchTheReference) {
