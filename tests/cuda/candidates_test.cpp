@@ -408,11 +408,10 @@ TEST(CudaRegBig, WholeTilesAndEdgesMatchTheReference) {
 }
 
 // cuda.reg's split k: calls whose 128 x 128 tiles leave most of the GPU idle take k in chunks
-// whose sums meet in the workspace or, with 16-byte loads and at most 8 chunks, may meet in the
-// tile's thread-block cluster (2 to 15 chunks here, the last one short; 16-byte and element
-// loads; pointer arrays), in every form, with beta == 0 over NaN in C, and the same bytes from
-// two calls. On 132 multiprocessors the last three shapes split in 8, 3 (two items) and 2 chunks
-// (m off the tile, in runs of 4).
+// whose sums meet in the workspace (2 to 15 chunks here, the last one short; 16-byte and
+// element loads; pointer arrays), in every form, with beta == 0 over NaN in C, and the same
+// bytes from two calls. The last three shapes take 16-byte loads in chunks of 64 (on 132
+// multiprocessors 8, 3 for two items, and 2 with m off the tile in runs of 4).
 void expect_split_matches(const Candidate& reg) {
   std::mt19937_64 rng(21);
   const std::vector<Shape> shapes = {{64, 100, 600, 3},  {129, 1, 700, 2},   {33, 70, 131, 1},
@@ -423,7 +422,7 @@ void expect_split_matches(const Candidate& reg) {
                                 test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
     EXPECT_EQ(o.failure, "") << test::name(st);
   }
-  for (Op tb : {Op::N, Op::T}) {  // 8 chunks of 64, 16-byte loads
+  for (Op tb : {Op::N, Op::T}) {  // 16-byte loads, 8 chunks
     Outcome o = run_case<float>(reg, Op::N, tb, Shape{132, 200, 512, 1}, Storage::packed,
                                 test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
     EXPECT_EQ(o.failure, "") << to_string(tb);
