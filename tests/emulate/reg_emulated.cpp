@@ -6,10 +6,11 @@
 // can be checked without a GPU. Every product is compared exactly with a reference; the run
 // counts 8- and 16-byte accesses and asynchronous copies at misaligned addresses, writes past the
 // dynamic shared memory a launch asked for, and barriers some threads never reach. The GPU is
-// taken to have the H200's 132 multiprocessors, which decides where k is split.
+// taken to have the H200's 132 multiprocessors, which decides where k is split. A launch through
+// cudaLaunchKernelEx with a cluster attribute runs a cluster's blocks together (host.hpp's
+// run_cluster); a kernel of this file's own checks that first (check_clusters).
 //
 //   reg_emulated random COUNT SEED   COUNT random cases a scalar
-#include <atomic>
 #include <mutex>
 
 #include "host.hpp"
@@ -91,7 +92,6 @@ namespace gemmroute::cuda {
 // and its lock.
 inline constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
 struct CudaExec {
-  int device() const { return 0; }
   int sms() const { return 132; }
   cudaStream_t cuda_stream() const { return nullptr; }
   void allow_shared(const void*, std::size_t) const {}
@@ -100,12 +100,6 @@ struct CudaExec {
   mutable std::vector<unsigned char> workspace_ = std::vector<unsigned char>(kWorkspaceBytes);
   mutable std::mutex mutex_;
 };
-// The device launches thread-block clusters (as sm_90 does).
-enum cudaDeviceAttr { cudaDevAttrClusterLaunch = 120 };
-inline int cudaDeviceGetAttribute(int* value, cudaDeviceAttr, int) {
-  *value = 1;
-  return 0;
-}
 inline void check_launch(const char*) {}
 inline void check(int, const char*) {}
 inline int cudaMemsetAsync(void* at, int value, std::size_t bytes, cudaStream_t) {
@@ -173,6 +167,52 @@ void sweep_random(long count, unsigned seed) {
 
 }  // namespace
 
+namespace {
+
+// The emulator's clusters, checked on a kernel of their own (no shipped kernel launches one):
+// in clusters of 4 blocks along x, each block leaves blockIdx.x + 1 in its shared memory, and
+// after the cluster's barrier reads every block's through map_shared_rank; a barrier that
+// opened early, a rank mapped to the wrong block or a block's memory read after it ended gives
+// the wrong sum.
+void cluster_sum_kernel(int* out) {
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  int* const mine = reinterpret_cast<int*>(g_shared);
+  if (threadIdx.x == 0) *mine = static_cast<int>(blockIdx.x) + 1;
+  cluster.sync();
+  int sum = 0;
+  for (unsigned r = 0; r < cluster.num_blocks(); ++r) sum += *cluster.map_shared_rank(mine, r);
+  if (threadIdx.x == 32) out[blockIdx.x] = sum + 1000 * static_cast<int>(cluster.block_rank());
+  cluster.sync();  // no block's memory goes while another may read it
+}
+
+void check_clusters() {
+  constexpr unsigned kBlocks = 12, kCluster = 4;
+  std::vector<int> out(kBlocks, -1);
+  cudaLaunchAttribute cluster[1] = {};
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim = {kCluster, 1, 1};
+  cudaLaunchConfig_t config;
+  config.gridDim = {kBlocks, 1, 1};
+  config.blockDim = {64, 1, 1};
+  config.dynamicSmemBytes = sizeof(int);
+  config.attrs = cluster;
+  config.numAttrs = 1;
+  cudaLaunchKernelEx(&config, cluster_sum_kernel, out.data());
+  ++emulate::runs;
+  for (unsigned b = 0; b < kBlocks; ++b) {
+    const unsigned first = b / kCluster * kCluster;  // the cluster's first block
+    const int want = static_cast<int>(kCluster * (first + 1) + kCluster * (kCluster - 1) / 2 +
+                                      1000 * (b - first));
+    if (out[b] != want) {
+      std::fprintf(stderr, "  clusters: block %u read %d, not %d\n", b, out[b], want);
+      ++emulate::failures;
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "";
   if (what != "random" || argc != 4) {
@@ -181,6 +221,7 @@ int main(int argc, char** argv) {
   }
   const long count = std::atol(argv[2]);
   const auto seed = static_cast<unsigned>(std::atol(argv[3]));
+  check_clusters();
   each_scalar([&]<class T>() { sweep_random<T>(count, seed); });
   return finish(what, "reg.cu");
 }
