@@ -73,9 +73,9 @@ inline P checked_cast(int line, bool used, X x) {
   return reinterpret_cast<P>(x);
 }
 
-// A launch with attributes (reg.cu's thread-block clusters): the emulator runs `body` as every
-// block of the config's grid, a cluster's blocks together (emulate_launch_ex, in the program
-// that launches; reg_emulated.cpp).
+// A launch with attributes (a thread-block cluster's dimensions): the emulator runs `body` as
+// every block of the config's grid, a cluster's blocks together (emulate_launch_ex, defined by
+// the program that launches: reg_emulated.cpp, whose check_clusters uses it).
 enum cudaLaunchAttributeID { cudaLaunchAttributeClusterDimension = 4 };
 struct cudaLaunchAttributeValue {
   struct {
