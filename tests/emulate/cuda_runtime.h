@@ -73,14 +73,19 @@ inline P checked_cast(int line, bool used, X x) {
   return reinterpret_cast<P>(x);
 }
 
-// A launch with attributes (a thread-block cluster's dimensions): the emulator runs `body` as
-// every block of the config's grid, a cluster's blocks together (emulate_launch_ex, defined by
-// the program that launches: reg_emulated.cpp, whose check_clusters uses it).
-enum cudaLaunchAttributeID { cudaLaunchAttributeClusterDimension = 4 };
+// A launch with attributes (a thread-block cluster's dimensions; a launch made dependent on the
+// one before, which the emulator runs after it as it runs every launch): the emulator runs
+// `body` as every block of the config's grid, a cluster's blocks together (emulate_launch_ex,
+// defined by the program that launches: reg_emulated.cpp, whose check_clusters uses it).
+enum cudaLaunchAttributeID {
+  cudaLaunchAttributeClusterDimension = 4,
+  cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+};
 struct cudaLaunchAttributeValue {
   struct {
     unsigned x, y, z;
   } clusterDim;
+  int programmaticStreamSerializationAllowed;
 };
 struct cudaLaunchAttribute {
   cudaLaunchAttributeID id;
