@@ -414,8 +414,11 @@ TEST(CudaRegBig, WholeTilesAndEdgesMatchTheReference) {
 // multiprocessors 8, 3 for two items, and 2 with m off the tile in runs of 4).
 void expect_split_matches(const Candidate& reg) {
   std::mt19937_64 rng(21);
+  // The last two: m past the 1,024 rows a column of the sum kernel's block covers (4 chunks),
+  // element and 16-byte sums.
   const std::vector<Shape> shapes = {{64, 100, 600, 3},  {129, 1, 700, 2},   {33, 70, 131, 1},
-                                     {132, 200, 512, 1}, {256, 128, 192, 2}, {100, 128, 128, 1}};
+                                     {132, 200, 512, 1}, {256, 128, 192, 2}, {100, 128, 128, 1},
+                                     {2101, 40, 256, 1}, {2052, 36, 320, 2}};
   expect_f32_forms_match(reg, shapes, rng);
   for (Storage st : {Storage::packed, Storage::padded}) {  // 13 chunks of 80, the last of 71
     Outcome o = run_case<float>(reg, Op::T, Op::N, Shape{200, 150, 1031, 1}, st,

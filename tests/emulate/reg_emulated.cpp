@@ -118,7 +118,8 @@ using namespace emulate;
 
 // Random sizes up to 300 (a third of m and n a multiple of the tile, or one more), every form,
 // every storage, one to three items; k up to 300 (a quarter of the f32 cases up to 800), so that k
-// is split where the tiles are few, in up to 12 chunks.
+// is split where the tiles are few, in up to 12 chunks; one f32 case in 64 has m over 1,024
+// (1,025-2,224, n up to 40, one item).
 // Half the cases are packed from a 128-byte boundary with every size a multiple of 4, the calls
 // whose operands all take 16-byte loads (the f32 kernels of 16-byte runs).
 template <class T>
@@ -149,6 +150,12 @@ void sweep_random(long count, unsigned seed) {
       c.la = c.lb = c.lc = Storage::packed;
     }
     c.batch = 1 + r() % 3;
+    if (kF32 && r() % 64 == 0) {  // m past the 1,024 rows a block's column of the split sum takes
+      c.m = 1025 + r() % 1200;
+      c.n = 1 + r() % 40;
+      c.k = 128 + r() % 400;
+      c.batch = 1;
+    }
     c.kernel = kF32 ? "cuda.reg" : "cuda.wide";
     run_case<T>(c, [&](const Problem& p) {
       const CudaExec exec;
