@@ -154,6 +154,23 @@ __device__ __forceinline__ void wait_copies() {
 #endif
 }
 
+// Programmatic dependent launch (sm_90): a launch made with
+// cudaLaunchAttributeProgrammaticStreamSerialization may start once every block of the launch
+// before it has called let_the_next_launch_start (or ended), and its blocks must call
+// wait_for_the_launch_before before they read what that launch wrote: it returns once the launch
+// before has completed and its stores are seen. Both are no-ops in a launch that was not made
+// dependent, and before sm_90.
+__device__ __forceinline__ void let_the_next_launch_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_the_launch_before() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // Grid extents: CUDA caps y and z at 65535; kernels loop over what a grid does not cover.
 inline unsigned grid_dim(std::int64_t want, std::int64_t cap) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(want, 1, cap));

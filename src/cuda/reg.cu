@@ -622,6 +622,7 @@ template <bool kTa, bool kTb, bool kVec, bool kSplit>
 __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
     sgemm_kernel(Args<float> p, Split split) {
   constexpr int S = kSplit && kVec ? kDeepSlab : kRegSlab;
+  if constexpr (kSplit) let_the_next_launch_start();  // the sum kernel (launch_sgemm_form)
   __shared__ __align__(16) float as[2][S][kRegPitch];
   __shared__ __align__(16) float bs[2][S][kRegPitch];
   Slab<!kTa, kVec, S> sa;  // A(i, q): stored columns along i when N
@@ -677,6 +678,7 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
 template <bool kTa, bool kTb, bool kVec, bool kSplit, int S, int P>
 __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
     sgemm_async_kernel(Args<float> p, Split split) {
+  if constexpr (kSplit) let_the_next_launch_start();  // the sum kernel (launch_sgemm_form)
   constexpr bool kAsyncA = !(kVec && kTa), kAsyncB = !(kVec && !kTb);
   static_assert(kAsyncA || kAsyncB, "both operands through registers: sgemm_kernel");
   constexpr int kStagesA = kAsyncA ? P : 2, kStagesB = kAsyncB ? P : 2;
@@ -1022,28 +1024,53 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
 }
 
 // The chunks' sums into C: alpha times them, added in chunk order, plus beta C. A column of an
-// item takes 2^shift threads, each 4 rows at a time (16-byte loads of the sums; 16-byte loads
-// and stores of C with vec: m a multiple of 4, C's base and ld multiples of 16 bytes), so a
-// block takes kThreads >> shift columns; no index is divided. The sums' loads go kSumGroup
-// chunks at a time, all in flight before their adds (with each added as it came, the SASS kept
-// about two in flight); the adds stay in chunk order, so the bits do not change. Eight at a time
-// took 64 registers (4: 48, as before 40).
-constexpr int kSumGroup = 4;
-__global__ void __launch_bounds__(kThreads)
+// item takes 2^shift threads, each 4 rows (16-byte loads of the sums; 16-byte loads and stores
+// of C with vec: m a multiple of 4, C's base and ld multiples of 16 bytes), and the grid's x
+// takes the column's rows past 4 << shift, so a thread has one run of 4 rows of a column where
+// the grid allows (a thread that walked 4096 rows in four passes waited on four rounds of loads
+// one after another); no index is divided. A thread's loads go out together before any add: C's
+// old values (vec, beta != 0) and kSumGroup chunks' sums, so up to kSumGroup chunks cost one
+// round trip to memory (four chunks at a time and C after them took three at 8 chunks), in 64
+// registers (four blocks a multiprocessor; 80 uncapped); the adds stay in chunk order, so the
+// bits do not change. The kernel is launched as a programmatic dependent of the tile's kernel,
+// whose split blocks let it start as they begin: its blocks are resident by the time the last
+// chunk ends, where the tiles leave room, and its launch is not paid after them; each waits for
+// the tile's kernel to complete before it reads anything. Both steps together (with the counts
+// of sgemm_split) measured 1.02-1.09x at the split shapes where the count did not change (512^3
+// 1.039, N T 1.087), 1.00x elsewhere, the same bits (H100; bench/results/h100-ab-2026-12-07/
+// README.md, "Patches 41 and 42").
+constexpr int kSumGroup = 8;
+__global__ void __launch_bounds__(kThreads, 4)
     split_sum_kernel(Args<float> p, Split split, int shift, bool vec) {
-  const std::int64_t item_sums = split.ld * p.n, total = item_sums * p.batch;
+  const std::int64_t item_sums = split.ld * p.n;
+  // A chunk's sums are `total` floats apart; all of them lie in the candidates' workspace
+  // (kWorkspaceBytes), so the offsets fit in 32 bits.
+  const int total = static_cast<int>(item_sums * p.batch);
   const int lane = threadIdx.x & ((1 << shift) - 1), columns = kThreads >> shift;
+  const std::int64_t row_step = std::int64_t{4 << shift} * gridDim.x;
+  wait_for_the_launch_before();  // the chunks' sums are all written
   for (std::int64_t item = blockIdx.z; item < p.batch; item += gridDim.z) {
     float* c = p.c.item(item);
     const float* part = split.partial + item * item_sums;
     for (std::int64_t j = std::int64_t{blockIdx.y} * columns + (threadIdx.x >> shift); j < p.n;
          j += std::int64_t{gridDim.y} * columns) {
-      for (std::int64_t i = 4 * lane; i < p.m; i += 4 << shift) {
+      for (std::int64_t i = 4 * (lane + (std::int64_t{blockIdx.x} << shift)); i < p.m;
+           i += row_step) {
         const float* x = part + j * split.ld + i;
         float* cj = c + j * p.c.ld + i;
-        float4 sum = *reinterpret_cast<const float4*>(x);
-        for (int s0 = 1; s0 < split.count; s0 += kSumGroup) {
-          float4 y[kSumGroup];
+        float4 old{};
+        if (vec && !p.beta_zero) old = *reinterpret_cast<const float4*>(cj);
+        float4 y[kSumGroup];
+#pragma unroll
+        for (int g = 0; g < kSumGroup; ++g) {
+          if (g < split.count) y[g] = *reinterpret_cast<const float4*>(x + g * total);
+        }
+        float4 sum = y[0];
+#pragma unroll
+        for (int g = 1; g < kSumGroup; ++g) {
+          if (g < split.count) sum.x += y[g].x, sum.y += y[g].y, sum.z += y[g].z, sum.w += y[g].w;
+        }
+        for (int s0 = kSumGroup; s0 < split.count; s0 += kSumGroup) {
 #pragma unroll
           for (int g = 0; g < kSumGroup; ++g) {
             if (s0 + g < split.count) y[g] = *reinterpret_cast<const float4*>(x + (s0 + g) * total);
@@ -1059,7 +1086,6 @@ __global__ void __launch_bounds__(kThreads)
           float4 r = make_float4(p.alpha * sum.x, p.alpha * sum.y, p.alpha * sum.z,
                                  p.alpha * sum.w);
           if (!p.beta_zero) {
-            const float4 old = *reinterpret_cast<const float4*>(cj);
             r.x = fmaf(p.beta, old.x, r.x);
             r.y = fmaf(p.beta, old.y, r.y);
             r.z = fmaf(p.beta, old.z, r.z);
@@ -1075,18 +1101,26 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// How many chunks of k a call takes: where its tiles fill less than one round of the GPU's
-// blocks (two a multiprocessor), as many as fill it, each at least 64 long, within the
+// How many chunks of k a call takes, where its tiles fill less than one round of the GPU's
+// blocks (two a multiprocessor): as many as fill the round, each at least 64 long, or, where
+// that is more, as many as fill one block a multiprocessor, each at least 32 long; within the
 // candidates' workspace. A pure function of the shape and the SM count, so a key always runs
-// the same chunks and the bits do not vary from call to call.
+// the same chunks and the bits do not vary from call to call. Chunks of 32 measured 1.14-1.31x
+// where they take a call from 16-64 blocks to 108-128 (256^3, 384^3, 512 x 512 x 256,
+// 512 x 256 x 512, 256^3 x 4), but 0.88-0.97x where they took it past one block a
+// multiprocessor (512^3: 128 -> 256 blocks, the tile's kernel no faster and the sum kernel 6.5
+// -> 9.0 us; H100, bench/results/h100-ab-2026-12-07/README.md, "Patches 39 and 40"); with this
+// rule, 1.16-1.41x at those five and no other count changed ("Patches 41 and 42").
 Split sgemm_split(const Problem& p, int sms) {
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return {1, p.k, nullptr};
   const std::int64_t blocks =
       ((p.m + kRegTile - 1) / kRegTile) * ((p.n + kRegTile - 1) / kRegTile) * p.batch;
   const std::int64_t ld = partial_ld(p.m);
   const std::int64_t bytes_a_chunk = ld * p.n * p.batch * std::int64_t{sizeof(float)};
-  const std::int64_t count = std::min({2 * std::int64_t{sms} / blocks, p.k / 64,
-                                       static_cast<std::int64_t>(kWorkspaceBytes) / bytes_a_chunk});
+  const std::int64_t two = 2 * std::int64_t{sms} / blocks, one = std::int64_t{sms} / blocks;
+  const std::int64_t fill = std::max(std::min(two, p.k / 64), std::min(one, p.k / 32));
+  const std::int64_t count =
+      std::min(fill, static_cast<std::int64_t>(kWorkspaceBytes) / bytes_a_chunk);
   if (count < 2) return {1, p.k, nullptr};
   std::int64_t chunk = (p.k + count - 1) / count;
   chunk = (chunk + kDeepSlab - 1) / kDeepSlab * kDeepSlab;
@@ -1166,10 +1200,21 @@ void launch_sgemm_form(const Problem& p, const CudaExec& exec) {
     int shift = 0;  // 2^shift threads a column: the least that cover m in fours, at most kThreads
     while ((4 << shift) < p.m && (1 << shift) < kThreads) ++shift;
     const std::int64_t columns = kThreads >> shift;
-    const dim3 sum_grid(1, grid_dim((p.n + columns - 1) / columns, kGridYZ),
+    const std::int64_t runs = std::int64_t{4} << shift;  // rows a block's column covers
+    const dim3 sum_grid(grid_dim((p.m + runs - 1) / runs, kGridX),
+                        grid_dim((p.n + columns - 1) / columns, kGridYZ),
                         grid_dim(p.batch, kGridYZ));
-    split_sum_kernel<<<sum_grid, kThreads, 0, stream>>>(args, split, shift, vec);
-    check_launch("split_sum_kernel");
+    cudaLaunchConfig_t config{};
+    config.gridDim = sum_grid;
+    config.blockDim = dim3(kThreads);
+    config.stream = stream;
+    cudaLaunchAttribute dependent[1];
+    dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = dependent;
+    config.numAttrs = 1;
+    check(cudaLaunchKernelEx(&config, split_sum_kernel, args, split, shift, vec),
+          "cudaLaunchKernelEx(split_sum_kernel)");
   }
 }
 

@@ -784,7 +784,7 @@ void launch_small(const Problem& p, const CudaExec& exec) {
 // group's items exactly as small_kernel would: results are bit for bit those of the cuda.small
 // family, whatever the tile. Groups are split by size class, one kernel per register tile, so a
 // launch of 1 x 1 tiles is not held to the registers (and occupancy) of the 4 x 4 one; a call's
-// launches are chained (let_the_next_launch_start below). One kernel per scalar and tile (12).
+// launches are chained (let_the_next_launch_start, kernel.cuh). One kernel per scalar and tile (12).
 constexpr int kFusedGroups = 64;
 
 // How the grouped launch stages its operands (staging()): along k for f32, so its k steps
@@ -827,18 +827,8 @@ constexpr std::size_t kMaxParameterBytes = 32764;
 // stream sees all of the call's C. The other blocks exit as soon as their items are written,
 // so a launch's early blocks do not hold the multiprocessors its later blocks need while the
 // launch before runs its last wave (every block waiting: f32 small80 at 10^4 items 48.5-59.7 us
-// a call; one: 45.9-46.8 us). Both are no-ops in a launch that was not made dependent (the
-// call's first).
-__device__ __forceinline__ void let_the_next_launch_start() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void wait_for_the_launch_before() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
+// a call; one: 45.9-46.8 us). Both (kernel.cuh) are no-ops in a launch that was not made
+// dependent (the call's first).
 
 template <class T, int TILE>
 __global__ void __launch_bounds__(kThreads, kGroupedMinBlocks<T, TILE>)
@@ -920,7 +910,7 @@ void fused_launches(std::vector<const Problem*> groups, Launch&& launch_one) {
 }
 
 // `chained`: a launch of this call came before, so this one is made dependent on it
-// (let_the_next_launch_start above); set once this one is launched.
+// (let_the_next_launch_start, kernel.cuh); set once this one is launched.
 template <class T, int TILE>
 void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec, bool& chained) {
   static_assert(sizeof(FusedTable<T>) <= kMaxParameterBytes);

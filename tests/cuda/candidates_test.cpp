@@ -408,24 +408,25 @@ TEST(CudaRegBig, WholeTilesAndEdgesMatchTheReference) {
 }
 
 // cuda.reg's split k: calls whose 128 x 128 tiles leave most of the GPU idle take k in chunks
-// whose sums meet in the workspace (2 to 15 chunks here, the last one short; 16-byte and
-// element loads; pointer arrays), in every form, with beta == 0 over NaN in C, and the same
-// bytes from two calls. The last three shapes take 16-byte loads in chunks of 64 (on 132
-// multiprocessors 8, 3 for two items, and 2 with m off the tile in runs of 4).
+// whose sums meet in the workspace (3 to 22 chunks here on 132 multiprocessors, the last one
+// often short, so the sum kernel's loads go in one round or several; 16-byte and element loads;
+// pointer arrays), in every form, with beta == 0 over NaN in C, and the same bytes from two
+// calls. 132 x 200 x 512, 256 x 128 x 192 x 2 and 100 x 128 x 128 take 16-byte loads in chunks
+// of 32 (16, 6 for two items, and 4 with m off the tile in runs of 4); the last two shapes have
+// m past the 1,024 rows a column of the sum kernel's block covers (6 and 5 chunks), element and
+// 16-byte sums.
 void expect_split_matches(const Candidate& reg) {
   std::mt19937_64 rng(21);
-  // The last two: m past the 1,024 rows a column of the sum kernel's block covers (4 chunks),
-  // element and 16-byte sums.
   const std::vector<Shape> shapes = {{64, 100, 600, 3},  {129, 1, 700, 2},   {33, 70, 131, 1},
                                      {132, 200, 512, 1}, {256, 128, 192, 2}, {100, 128, 128, 1},
                                      {2101, 40, 256, 1}, {2052, 36, 320, 2}};
   expect_f32_forms_match(reg, shapes, rng);
-  for (Storage st : {Storage::packed, Storage::padded}) {  // 13 chunks of 80, the last of 71
+  for (Storage st : {Storage::packed, Storage::padded}) {  // 22 chunks of 48, the last of 23
     Outcome o = run_case<float>(reg, Op::T, Op::N, Shape{200, 150, 1031, 1}, st,
                                 test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
     EXPECT_EQ(o.failure, "") << test::name(st);
   }
-  for (Op tb : {Op::N, Op::T}) {  // 16-byte loads, 8 chunks
+  for (Op tb : {Op::N, Op::T}) {  // 16-byte loads, 16 chunks
     Outcome o = run_case<float>(reg, Op::N, tb, Shape{132, 200, 512, 1}, Storage::packed,
                                 test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
     EXPECT_EQ(o.failure, "") << to_string(tb);

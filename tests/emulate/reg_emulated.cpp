@@ -118,7 +118,7 @@ using namespace emulate;
 
 // Random sizes up to 300 (a third of m and n a multiple of the tile, or one more), every form,
 // every storage, one to three items; k up to 300 (a quarter of the f32 cases up to 800), so that k
-// is split where the tiles are few, in up to 12 chunks; one f32 case in 64 has m over 1,024
+// is split where the tiles are few, in up to 24 chunks; one f32 case in 64 has m over 1,024
 // (1,025-2,224, n up to 40, one item).
 // Half the cases are packed from a 128-byte boundary with every size a multiple of 4, the calls
 // whose operands all take 16-byte loads (the f32 kernels of 16-byte runs).
@@ -139,7 +139,7 @@ void sweep_random(long count, unsigned seed) {
     c.m = side();
     c.n = side();
     c.k = 1 + r() % 300;
-    if (kF32 && r() % 4 == 0) c.k = 300 + r() % 500;  // more chunks: 5 to 12 where tiles are few
+    if (kF32 && r() % 4 == 0) c.k = 300 + r() % 500;  // more chunks: 7 to 24 where tiles are few
     c.ta = f[r() % f.size()];
     c.tb = f[r() % f.size()];
     randomize<T>(c, r);

@@ -9,13 +9,13 @@
 # The patches form chains, each applied in its order to a copy of the tree of its own: a patch
 # written against the shipped file where another chain's patch rewrites the same code stands
 # alone, and whichever lands second is written again over the first; patches of another file
-# (41, reg.cu's split count, and 42, its split sum, timed together) are a chain of their own.
+# form a chain of their own.
 #
 #   tests/tools/pending_patches.sh ROOT SCRATCH [NVCC]
 set -euo pipefail
 root=$(cd "$1" && pwd) scratch=$(mkdir -p "$2" && cd "$2" && pwd) nvcc=${3:-}
 rm -rf "$scratch" && mkdir -p "$scratch"
-chains=("05 18 19" "41 42")
+chains=("05 18 19")
 shopt -s nullglob
 patches=("$root"/dev/pending/[0-9][0-9]-*.patch)
 [ ${#patches[@]} -gt 0 ] || { echo "ok: no pending patches"; exit 0; }
