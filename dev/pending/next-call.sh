@@ -7,10 +7,10 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): the `28` call below with patches 41 (split chunks of 32 where they
-#         fill one block a multiprocessor) and 42 (the split sum's loads in one round, launched
-#         as a dependent of the tile's kernel), work that needs no H200 (a same-card campaign
-#         would not enter its table).
+#   other cards (an H100): the `label` call below, the first whole run of the tree with 41 and 42
+#         landed (the split's counts and its sum kernel: their twins passed the `cuda.reg` tests
+#         and both sanitizers), work that needs no H200 (a same-card campaign would not enter
+#         its table).
 #
 #   dev/pending/next-call.sh [label | 28 | 28b | 28c | edge128 | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
@@ -196,8 +196,7 @@ if [[ "$gpu" == *H200* ]]; then
   BENCH_CANDIDATES=cublas DEADLINE=$((start + ${LIMIT:-540})) STEP_MINUTES=5 \
     timeout $((${LIMIT:-540} + 30)) scripts/gpu-check "$out/g" "${steps[@]}"
 else
-  AB_PATCHES="dev/pending/41-reg-split-fill-one-round.patch;dev/pending/42-reg-split-sum-one-round-dependent.patch" \
-    exec "$0" 28
+  exec "$0" label
 fi
 for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done
