@@ -249,9 +249,11 @@ TEST(CudaWithoutGpu, RegDeclaresTheWorkspaceItsSplitKAsks) {
   };
   const Candidate& reg = cuda::reg_candidate();
   constexpr std::size_t kMiB = std::size_t{1} << 20;
-  EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 512, 512, 1)), 8 * kMiB);  // 8 chunks of 64
+  // The most any SM count asks: chunks of 32 where they would fill one block a multiprocessor.
+  EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 512, 512, 1)), 16 * kMiB);  // 16 chunks of 32
   EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 2048, 2048, 1)), 2 * 16 * kMiB);
-  EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 512, 100, 1)), 0u);    // k under 2 x 64
+  EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 512, 100, 1)), 3 * kMiB);  // chunks 48, 48, 4
+  EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 512, 63, 1)), 0u);  // k under 2 x 32
   EXPECT_EQ(reg.workspace_bytes(square(Scalar::f32, 4096, 4096, 1)), 0u);  // 64 MiB a chunk
   for (std::int64_t n : {1, 100, 129, 1000, 3000}) {
     for (std::int64_t k : {1, 127, 128, 1031, 100000}) {
