@@ -1036,9 +1036,9 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
 // whose split blocks let it start as they begin: its blocks are resident by the time the last
 // chunk ends, where the tiles leave room, and its launch is not paid after them; each waits for
 // the tile's kernel to complete before it reads anything. Both steps together (with the counts
-// of sgemm_split) measured 1.02-1.09x at the split shapes where the count did not change (512^3
-// 1.039, N T 1.087), 1.00x elsewhere, the same bits (H100; bench/results/h100-ab-2026-12-07/
-// README.md, "Patches 41 and 42").
+// of sgemm_split) measured 1.004-1.09x at the split shapes where the count did not change
+// (512^3 1.039, N T 1.087; the 1024^3-sized and thin calls 1.004-1.020), 1.00x elsewhere, the
+// same bits (H100; bench/results/h100-ab-2026-12-07/README.md, "Patches 41 and 42").
 constexpr int kSumGroup = 8;
 __global__ void __launch_bounds__(kThreads, 4)
     split_sum_kernel(Args<float> p, Split split, int shift, bool vec) {
