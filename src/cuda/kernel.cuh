@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "core/problem.hpp"
 #include "cuda/scalar.cuh"
@@ -169,6 +170,27 @@ __device__ __forceinline__ void wait_for_the_launch_before() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+}
+
+// The host side of it: launches `kernel` on `grid` x `block` threads with `shared` bytes of
+// dynamic shared memory on `stream`, made a programmatic dependent of the launch before it in
+// the stream where `dependent` is set (so its blocks wait before they read); cudaLaunchKernelEx's
+// status.
+template <class... Params, class... Values>
+cudaError_t launch_maybe_dependent(void (*kernel)(Params...), dim3 grid, dim3 block,
+                                   std::size_t shared, cudaStream_t stream, bool dependent,
+                                   Values&&... values) {
+  cudaLaunchAttribute early[1];
+  early[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared;
+  config.stream = stream;
+  config.attrs = dependent ? early : nullptr;
+  config.numAttrs = dependent ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Values>(values)...);
 }
 
 // Grid extents: CUDA caps y and z at 65535; kernels loop over what a grid does not cover.

@@ -1204,16 +1204,8 @@ void launch_sgemm_form(const Problem& p, const CudaExec& exec) {
     const dim3 sum_grid(grid_dim((p.m + runs - 1) / runs, kGridX),
                         grid_dim((p.n + columns - 1) / columns, kGridYZ),
                         grid_dim(p.batch, kGridYZ));
-    cudaLaunchConfig_t config{};
-    config.gridDim = sum_grid;
-    config.blockDim = dim3(kThreads);
-    config.stream = stream;
-    cudaLaunchAttribute dependent[1];
-    dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    dependent[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = dependent;
-    config.numAttrs = 1;
-    check(cudaLaunchKernelEx(&config, split_sum_kernel, args, split, shift, vec),
+    check(launch_maybe_dependent(split_sum_kernel, sum_grid, dim3(kThreads), 0, stream, true,
+                                 args, split, shift, vec),
           "cudaLaunchKernelEx(split_sum_kernel)");
   }
 }

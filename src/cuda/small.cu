@@ -917,17 +917,9 @@ void launch_fused_tile(std::vector<const Problem*> groups, const CudaExec& exec,
   auto kernel = grouped_kernel<T, TILE>;
   fused_launches<T, TILE>(std::move(groups), [&](const FusedLaunch<T>& launch) {
     exec.allow_shared(reinterpret_cast<const void*>(kernel), launch.shared);
-    cudaLaunchConfig_t config{};
-    config.gridDim = grid_dim(launch.blocks, kGridX);
-    config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = launch.shared;
-    config.stream = exec.cuda_stream();
-    cudaLaunchAttribute dependent[1];
-    dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    dependent[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = chained ? dependent : nullptr;
-    config.numAttrs = chained ? 1 : 0;
-    check(cudaLaunchKernelEx(&config, kernel, launch.table), "cudaLaunchKernelEx(grouped_kernel)");
+    check(launch_maybe_dependent(kernel, dim3(grid_dim(launch.blocks, kGridX)), dim3(kThreads),
+                                 launch.shared, exec.cuda_stream(), chained, launch.table),
+          "cudaLaunchKernelEx(grouped_kernel)");
     chained = true;
   });
 }

@@ -99,11 +99,13 @@ struct cudaLaunchConfig_t {
   unsigned numAttrs = 0;
 };
 void emulate_launch_ex(const cudaLaunchConfig_t& config, const std::function<void()>& body);
+enum cudaError_t { cudaSuccess = 0 };
 template <class... P, class... A>
-int cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(P...), A&&... args) {
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(P...),
+                               A&&... args) {
   std::tuple<P...> held(std::forward<A>(args)...);
   emulate_launch_ex(*config, [&] { std::apply(kernel, held); });
-  return 0;
+  return cudaSuccess;
 }
 
 // The cluster of the block running: its barrier, its blocks' ranks and their shared memory
