@@ -371,7 +371,8 @@ void expect_f32_forms_match(const Candidate& c, const std::vector<Shape>& shapes
 // cuda.reg's 256 x 128 tile on items of whole tiles and beyond (the shapes above stop short of
 // one: its unguarded copies run only where a thread's copies all lie inside the operand and the
 // slab is whole), in every form, packed, padded and through pointers, with k past one slab and
-// ragged; beta == 0 over NaN in C; the same bytes from two calls.
+// ragged; beta == 0 over NaN in C; the same bytes from two calls; then the same at calls of few
+// tiles and long k.
 void expect_big_tile_matches(const Candidate& big) {
   std::mt19937_64 rng(22);
   const std::vector<Shape> shapes = {{256, 128, 16, 1},
@@ -389,6 +390,19 @@ void expect_big_tile_matches(const Candidate& big) {
       same_bytes_twice<float>(big, Shape{512, 256, 64, 2}, 0.75f, -1.25f, rng);
   ASSERT_TRUE(same.has_value());
   EXPECT_TRUE(*same);
+  // Few tiles and long k, which a tile that splits k takes in chunks (with chunks of at least
+  // 128 on 132 multiprocessors: 4 with m and n off the tile, 7 over two items of whole tiles, 2
+  // with k ragged, 3 over three items), and the same bytes from two such calls.
+  const std::vector<Shape> few_tiles = {
+      {300, 200, 600, 1}, {256, 128, 1000, 2}, {512, 256, 257, 1}, {100, 300, 384, 3}};
+  expect_f32_forms_match(big, few_tiles, rng);
+  Outcome o = run_case<float>(big, Op::N, Op::N, Shape{300, 200, 600, 1}, Storage::packed,
+                              test::random_scalar<float>(rng), 0.0f, rng, /*nan_in_c=*/true);
+  EXPECT_EQ(o.failure, "");
+  const std::optional<bool> same_split =
+      same_bytes_twice<float>(big, Shape{256, 128, 1000, 2}, 0.75f, -1.25f, rng);
+  ASSERT_TRUE(same_split.has_value());
+  EXPECT_TRUE(*same_split);
 }
 
 // The shipped candidate and, in an A/B build, its patched twin (`:ab=1`).
