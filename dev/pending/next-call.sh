@@ -23,7 +23,7 @@
 # clean; LIMIT=SECONDS ends the sanitizers sooner).
 #
 # With `28`, any card, AB_PATCHES set (reg.cu patches, ';' between): the patches built beside
-# the shipped reg.cu (`:ab=1`), the `cuda.reg` tests of both, the timing of both tiles, their
+# the shipped reg.cu (`:ab=1`), the `cuda.reg` tests of both (with AB_LABEL=1 the whole label), the timing of both tiles, their
 # twins and cuBLAS over bench/shapes/cuda-reg-f32.txt in one process (reg-ab.csv) and at
 # dev/pending/reg-edge-controls.txt's strided shapes (ld = rows + 1: misaligned columns apart from
 # edge tiles), reg-edge-split.txt's (m, n and k off the tile one at a time) and
@@ -96,8 +96,11 @@ sanitize_twins() {
 if [ "${1:-}" = 28 ]; then  # reg.cu patches A/B: tests, timing, kernel times, sanitizers
   p=dev/pending
   export AB_PATCHES="${AB_PATCHES:?the reg.cu patches to build beside the shipped file}"
-  DEADLINE=$((start + 250)) timeout 270 scripts/gpu-check "$out/ab" \
-    'gtest:*cuda_reg*:CudaRegSplit*:CudaWithoutGpu.*' \
+  # AB_LABEL=1: the whole `gpu` label in the A/B build in place of the `cuda.reg` tests (the
+  # tree's label run and the twins' tests in one call), the timing to LIMIT - 120 s.
+  tests='gtest:*cuda_reg*:CudaRegBig*:CudaRegSplit*:CudaWithoutGpu.*' ab_end=250
+  [ -n "${AB_LABEL:-}" ] && tests=tests ab_end=$((${LIMIT:-560} - 120))
+  DEADLINE=$((start + ab_end)) timeout $((ab_end + 20)) scripts/gpu-check "$out/ab" "$tests" \
     shapes:bench/shapes/cuda-reg-f32.txt:tuning/cuda-reg-ab.spec:reg-ab.csv:3 \
     shapes:$p/reg-edge-controls.txt:tuning/cuda-reg-ab.spec:reg-edge-controls.csv:1 \
     shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:1 \
@@ -107,7 +110,7 @@ if [ "${1:-}" = 28 ]; then  # reg.cu patches A/B: tests, timing, kernel times, s
     TIMES=$reg_times TIMES_SKIP=8 WHICH=none QUEUED=1 \
       timeout $((start + 400 - $(date +%s))) $p/reg-profile.sh
   fi
-  sanitize_twins '*cuda_reg*ab_1*:CudaRegSplit*'
+  sanitize_twins '*cuda_reg*ab_1*:CudaRegBig*:CudaRegSplit*'
   # At most 8 files come back from $OUT: the sanitizers' summary joins the A/B one, their logs
   # go beside the A/B logs, and the kernel times' raw files (regprof.tgz) stay behind: times.csv
   # holds them. That leaves ab/ (4 CSVs, summary.txt, logs.tgz, san-logs.tgz) and times.csv.
