@@ -7,10 +7,11 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): the `label` call below, the first whole run of the tree with 41 and 42
-#         landed (the split's counts and its sum kernel: their twins passed the `cuda.reg` tests
-#         and both sanitizers), work that needs no H200 (a same-card campaign would not enter
-#         its table).
+#   other cards (an H100): the `28` call below with AB_LABEL=1 and patch 43 (the 256 x 128 tile
+#         splitting k): the whole label in the A/B build, the first whole run of the tree with
+#         41 and 42 landed (their twins passed the `cuda.reg` tests and both sanitizers) and 43's
+#         tests, then 43's timing and the sanitizers over its twin; work that needs no H200 (a
+#         same-card campaign would not enter its table). LIMIT=SECONDS shortens it.
 #
 #   dev/pending/next-call.sh [label | 28 | 28b | 28c | edge128 | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
@@ -105,8 +106,9 @@ if [ "${1:-}" = 28 ]; then  # reg.cu patches A/B: tests, timing, kernel times, s
     shapes:$p/reg-edge-controls.txt:tuning/cuda-reg-ab.spec:reg-edge-controls.csv:1 \
     shapes:$p/reg-edge-split.txt:tuning/cuda-reg-ab.spec:reg-edge-split.csv:1 \
     shapes:$p/reg-few-tiles.txt:tuning/cuda-reg-ab.spec:reg-few-tiles.csv:2
-  # LIMIT=SECONDS (where device time is short): no kernel times, the sanitizers to the limit.
-  if [ -z "${LIMIT:-}" ]; then
+  # LIMIT=SECONDS (where device time is short) or AB_LABEL: no kernel times, the sanitizers to
+  # the limit.
+  if [ -z "${LIMIT:-}" ] && [ -z "${AB_LABEL:-}" ]; then
     TIMES=$reg_times TIMES_SKIP=8 WHICH=none QUEUED=1 \
       timeout $((start + 400 - $(date +%s))) $p/reg-profile.sh
   fi
@@ -199,7 +201,7 @@ if [[ "$gpu" == *H200* ]]; then
   BENCH_CANDIDATES=cublas DEADLINE=$((start + ${LIMIT:-540})) STEP_MINUTES=5 \
     timeout $((${LIMIT:-540} + 30)) scripts/gpu-check "$out/g" "${steps[@]}"
 else
-  exec "$0" label
+  AB_LABEL=1 AB_PATCHES=dev/pending/43-big-split.patch exec "$0" 28
 fi
 for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done
