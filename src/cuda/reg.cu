@@ -29,12 +29,14 @@
 // second kernel adds them in chunk order, so the bits depend on the shape and the GPU only.
 //
 // cuda.reg:m=256:n=128:k=8:t=8x16 (f32): every call on 256 x 128 tiles, 8 x 16 a thread, one
-// block a multiprocessor, both operands by 4-byte asynchronous copies (see "the large tile").
+// block a multiprocessor, both operands by 4-byte asynchronous copies, k split in the same way
+// where the tiles are few (see "the large tile").
 //
-// Instantiations: 29 kernels (cuda.reg 128 x 128: 2 forms of A x 2 of B x 16-byte or element
+// Instantiations: 33 kernels (cuda.reg 128 x 128: 2 forms of A x 2 of B x 16-byte or element
 // loads x whole or split k, 12 of them copying asynchronously, and the chunks' sum; 256 x 128:
 // one a form, and those whose copies past an edge repeat a copy inside, 5: N N with A's edge,
-// B's or both, T N with both, T T with A's; cuda.wide: one per scalar).
+// B's or both, T N with both, T T with A's, and one a form for split k; cuda.wide: one per
+// scalar).
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
@@ -780,8 +782,10 @@ __global__ void __launch_bounds__(kThreads, kSgemmMinBlocks)
 // last k step waits for the next slab, passes the barrier and loads the next slab's first
 // fragments before its own multiply-adds, so no warp waits on a shared load at a slab's start;
 // the next slab's first step refills the stage the last one left (four slabs in flight). One
-// block a multiprocessor (up to 255 registers). No split k: where its tiles are few, the
-// 128 x 128 member is the one to run (the table decides by measurement).
+// block a multiprocessor (up to 255 registers). Where its tiles leave multiprocessors idle and
+// k is long, k is split as the 128 x 128 tile's is (sgemm_big_split: one round of blocks,
+// chunks of at least 128), into the same workspace layout and sum kernel; where the tiles are
+// fewer still, the 128 x 128 member is the one to run (the table decides by measurement).
 constexpr int kBigM = 256, kBigN = 128, kBigSlab = 8, kBigStages = 4;
 constexpr int kBigStageB = kBigSlab * (kBigM + 4);  // where B's part of a stage starts
 constexpr int kBigStageWords = kBigStageB + kBigSlab * (kBigN + 4);
@@ -918,8 +922,11 @@ __device__ __forceinline__ void big_fragments(const float* as, const float* bs, 
 // into C (16 bytes at a time where vec_c: m a multiple of 4, C's base, ld and stride 16-byte
 // multiples). kLastA, kLastB: A's, B's copies past the edge copy a row inside instead
 // (BigStager::begin's kLastRow; which calls take them: launch_sgemm_big_form).
-template <bool kTa, bool kTb, bool kLastA, bool kLastB>
-__global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, bool vec_c) {
+// With kSplit, chunk blockIdx.y of k (split.chunk long from A's, B's start; p.k its length)
+// into the workspace instead (sgemm_big_split_kernel); without it, the code is the whole-k
+// kernels' as it was before the split (the same SASS).
+template <bool kTa, bool kTb, bool kLastA, bool kLastB, bool kSplit>
+__device__ __forceinline__ void big_tiles(const Args<float>& p, bool vec_c, const Split& split) {
   extern __shared__ __align__(16) float staged[];  // [kBigStages][A's 8 x 260, B's 8 x 132]
 
   BigStager<!kTa, kBigM, kLastA> sa;  // A(i, q): stored columns along i when N
@@ -942,8 +949,15 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
 #pragma unroll
         for (int v = 0; v < 16; ++v) acc[u][v] = 0.f;
 
-      sa.begin(p.a.item(item), p.a.ld, i0, p.m, t);
-      sb.begin(p.b.item(item), p.b.ld, j0, p.n, t);
+      const float* a = p.a.item(item);
+      const float* b = p.b.item(item);
+      if constexpr (kSplit) {  // from the chunk's first column of A (row when T), row of B
+        const std::int64_t first = blockIdx.y * split.chunk;
+        a += kTa ? first : first * p.a.ld;
+        b += kTb ? first * p.b.ld : first;
+      }
+      sa.begin(a, p.a.ld, i0, p.m, t);
+      sb.begin(b, p.b.ld, j0, p.n, t);
 #pragma unroll
       for (int slab = 0; slab < kBigStages; ++slab) {  // a copy group each, empty past k
         if (slab < slabs) {
@@ -1016,11 +1030,25 @@ __global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, b
         }
         stage = next;
       }
-      store_tile<false, true>(p, Split{1, p.k, nullptr}, item, i0, j0, row0, col0, acc, vec_c);
+      store_tile<kSplit, true>(p, split, item, i0, j0, row0, col0, acc, vec_c);
       wait_copies<0>();  // no copy of this tile is still in flight into the stages
       __syncthreads();   // the next tile refills every stage
     }
   }
+}
+
+template <bool kTa, bool kTb, bool kLastA, bool kLastB>
+__global__ void __launch_bounds__(kThreads, 1) sgemm_big_kernel(Args<float> p, bool vec_c) {
+  big_tiles<kTa, kTb, kLastA, kLastB, false>(p, vec_c, Split{1, p.k, nullptr});
+}
+
+// A chunk of k a block (sgemm_big_split), the sums into the workspace for split_sum_kernel.
+template <bool kTa, bool kTb, bool kLast>
+__global__ void __launch_bounds__(kThreads, 1) sgemm_big_split_kernel(Args<float> p, Split split) {
+  let_the_next_launch_start();  // the sum kernel (launch_split_sum)
+  Args<float> chunk = p;  // k: the block's chunk's length
+  chunk.k = min(p.k, (blockIdx.y + 1) * split.chunk) - blockIdx.y * split.chunk;
+  big_tiles<kTa, kTb, kLast, kLast, true>(chunk, true, split);
 }
 
 // The chunks' sums into C: alpha times them, added in chunk order, plus beta C. A column of an
@@ -1101,6 +1129,19 @@ __global__ void __launch_bounds__(kThreads, 4)
   }
 }
 
+// k in `want` chunks, each a multiple of `step` long, or fewer where the sums of so many would
+// not fit the candidates' workspace; one chunk (no split) where that leaves fewer than two.
+Split chunks_of_k(const Problem& p, std::int64_t want, std::int64_t step) {
+  const std::int64_t ld = partial_ld(p.m);
+  const std::int64_t bytes_a_chunk = ld * p.n * p.batch * std::int64_t{sizeof(float)};
+  const std::int64_t count =
+      std::min(want, static_cast<std::int64_t>(kWorkspaceBytes) / bytes_a_chunk);
+  if (count < 2) return {1, p.k, nullptr};
+  std::int64_t chunk = (p.k + count - 1) / count;
+  chunk = (chunk + step - 1) / step * step;
+  return {static_cast<int>((p.k + chunk - 1) / chunk), chunk, nullptr, ld};
+}
+
 // How many chunks of k a call takes, where its tiles fill less than one round of the GPU's
 // blocks (two a multiprocessor): as many as fill the round, each at least 64 long, or, where
 // that is more, as many as fill one block a multiprocessor, each at least 32 long; within the
@@ -1115,22 +1156,26 @@ Split sgemm_split(const Problem& p, int sms) {
   if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return {1, p.k, nullptr};
   const std::int64_t blocks =
       ((p.m + kRegTile - 1) / kRegTile) * ((p.n + kRegTile - 1) / kRegTile) * p.batch;
-  const std::int64_t ld = partial_ld(p.m);
-  const std::int64_t bytes_a_chunk = ld * p.n * p.batch * std::int64_t{sizeof(float)};
   const std::int64_t two = 2 * std::int64_t{sms} / blocks, one = std::int64_t{sms} / blocks;
-  const std::int64_t fill = std::max(std::min(two, p.k / 64), std::min(one, p.k / 32));
-  const std::int64_t count =
-      std::min(fill, static_cast<std::int64_t>(kWorkspaceBytes) / bytes_a_chunk);
-  if (count < 2) return {1, p.k, nullptr};
-  std::int64_t chunk = (p.k + count - 1) / count;
-  chunk = (chunk + kDeepSlab - 1) / kDeepSlab * kDeepSlab;
-  return {static_cast<int>((p.k + chunk - 1) / chunk), chunk, nullptr, ld};
+  return chunks_of_k(p, std::max(std::min(two, p.k / 64), std::min(one, p.k / 32)), kDeepSlab);
 }
 
-// The most workspace sgemm_split asks on any GPU (whatever its SM count): never more than the
-// candidates' workspace.
-std::size_t sgemm_workspace(const Problem& p) {
-  const Split most = sgemm_split(p, 1 << 20);
+// The 256 x 128 tile's chunks of k, where its tiles leave multiprocessors idle (one block a
+// multiprocessor): as many as fill one round of blocks, each at least kBigChunk long, within
+// the candidates' workspace; the sums as sgemm_split's (Split). A pure function of the shape
+// and the SM count, as sgemm_split is.
+constexpr std::int64_t kBigChunk = 128;
+Split sgemm_big_split(const Problem& p, int sms) {
+  if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return {1, p.k, nullptr};
+  const std::int64_t blocks = ((p.m + kBigM - 1) / kBigM) * ((p.n + kBigN - 1) / kBigN) * p.batch;
+  return chunks_of_k(p, std::min(std::int64_t{sms} / blocks, p.k / kBigChunk), kBigSlab);
+}
+
+// The most workspace a tile's split asks on any GPU (whatever its SM count): never more than
+// the candidates' workspace.
+template <Split (*kSplitOf)(const Problem&, int)>
+std::size_t split_workspace(const Problem& p) {
+  const Split most = kSplitOf(p, 1 << 20);
   return most.count > 1 ? static_cast<std::size_t>(most.count * most.ld * p.n * p.batch) *
                               sizeof(float)
                         : 0;
@@ -1141,6 +1186,21 @@ std::size_t sgemm_workspace(const Problem& p) {
 inline bool runs_of_four(const Operand& o, std::int64_t rows, std::int64_t batch) {
   return !o.array && reinterpret_cast<std::uintptr_t>(o.base) % 16 == 0 && o.ld % 4 == 0 &&
          rows % 4 == 0 && (batch == 1 || o.stride % 4 == 0);
+}
+
+// The chunks' sums into C (split_sum_kernel), launched as a programmatic dependent of the tile's
+// kernel just launched on `stream`. vec: C takes 16-byte loads and stores.
+void launch_split_sum(const Problem& p, const Args<float>& args, const Split& split, bool vec,
+                      cudaStream_t stream) {
+  int shift = 0;  // 2^shift threads a column: the least that cover m in fours, at most kThreads
+  while ((4 << shift) < p.m && (1 << shift) < kThreads) ++shift;
+  const std::int64_t columns = kThreads >> shift;
+  const std::int64_t runs = std::int64_t{4} << shift;  // rows a block's column covers
+  const dim3 sum_grid(grid_dim((p.m + runs - 1) / runs, kGridX),
+                      grid_dim((p.n + columns - 1) / columns, kGridYZ), grid_dim(p.batch, kGridYZ));
+  check(launch_maybe_dependent(split_sum_kernel, sum_grid, dim3(kThreads), 0, stream, true, args,
+                               split, shift, vec),
+        "cudaLaunchKernelEx(split_sum_kernel)");
 }
 
 template <bool kTa, bool kTb, bool kVec, bool kSplit, int S, int P>
@@ -1196,18 +1256,7 @@ void launch_sgemm_form(const Problem& p, const CudaExec& exec) {
                     : launch_async<kTa, kTb, true, false, kDeepSlab, 3>(grid, args, split, exec);
   }
   check_launch("sgemm_kernel");
-  if (split.count > 1) {
-    int shift = 0;  // 2^shift threads a column: the least that cover m in fours, at most kThreads
-    while ((4 << shift) < p.m && (1 << shift) < kThreads) ++shift;
-    const std::int64_t columns = kThreads >> shift;
-    const std::int64_t runs = std::int64_t{4} << shift;  // rows a block's column covers
-    const dim3 sum_grid(grid_dim((p.m + runs - 1) / runs, kGridX),
-                        grid_dim((p.n + columns - 1) / columns, kGridYZ),
-                        grid_dim(p.batch, kGridYZ));
-    check(launch_maybe_dependent(split_sum_kernel, sum_grid, dim3(kThreads), 0, stream, true,
-                                 args, split, shift, vec),
-          "cudaLaunchKernelEx(split_sum_kernel)");
-  }
+  if (split.count > 1) launch_split_sum(p, args, split, vec, stream);
 }
 
 // launch.template operator()<kTa, kTb>() for the call's forms (a real C is T).
@@ -1224,14 +1273,14 @@ void launch_sgemm(const Problem& p, const CudaExec& exec) {
   by_form(p, [&]<bool kTa, bool kTb>() { launch_sgemm_form<kTa, kTb>(p, exec); });
 }
 
-// cuda.reg:m=256:n=128:k=8:t=8x16: every call on the 256 x 128 tile, its whole k in one block a
-// tile (k < 2^31: can_run). Rows past the edge copied (kLastA, kLastB) where that measured
-// faster on an H100 (bench/results/h100-ab-2026-12-06/README.md, "Patch 30"): for A in N N
-// where A has an edge tile (m off the tile: 1.08-1.11x; 0.95x where it has none, as the
-// kernel's schedule changed), both in N T always (1.014x); T T was not faster with B's. Where
+// cuda.reg:m=256:n=128:k=8:t=8x16: every call on the 256 x 128 tile, a block a tile with its
+// whole k or a chunk of it (k < 2^31: can_run). Rows past the edge copied (kLastA, kLastB)
+// where that measured faster on an H100 (bench/results/h100-ab-2026-12-06/README.md, "Patch
+// 30"): for A in N N where A has an edge tile (m off the tile: 1.08-1.11x; 0.95x where it has
+// none, as the kernel's schedule changed), both in N T always (1.014x); T T was not faster with B's. Where
 // the runs lie along q (B in N, A in T), each operand's where it has an edge tile: 1.05-1.17x
 // there, 0.997-1.003x where no tile has an edge (bench/results/h100-ab-2026-12-07/README.md).
-// 9 kernels: N N 4, N T 1, T N 2, T T 2.
+// 9 kernels of the whole k: N N 4, N T 1, T N 2, T T 2; and 4 of chunks, one a form.
 template <bool kTa, bool kTb, bool kLastA, bool kLastB>
 void launch_sgemm_big_kernel(const Problem& p, const CudaExec& exec) {
   const auto kernel = sgemm_big_kernel<kTa, kTb, kLastA, kLastB>;
@@ -1243,8 +1292,27 @@ void launch_sgemm_big_kernel(const Problem& p, const CudaExec& exec) {
   check_launch("sgemm_big_kernel");
 }
 
+// With split k (sgemm_big_split), one kernel a form: those of a form's calls with no edge (N T's
+// only one), then the chunks' sum.
 template <bool kTa, bool kTb>
 void launch_sgemm_big_form(const Problem& p, const CudaExec& exec) {
+  Split split = sgemm_big_split(p, exec.sms());
+  if (split.count > 1) {
+    // The chunks' sums live in the workspace from one launch to the next: no other call on this
+    // Context may enqueue between them.
+    const std::lock_guard<std::mutex> hold(exec.launch_mutex());
+    split.partial = static_cast<float*>(exec.workspace());
+    constexpr bool kLast = !kTa && kTb;
+    const auto kernel = sgemm_big_split_kernel<kTa, kTb, kLast>;
+    exec.allow_shared(reinterpret_cast<const void*>(kernel), kBigShared);
+    const std::int64_t tiles = ((p.m + kBigM - 1) / kBigM) * ((p.n + kBigN - 1) / kBigN);
+    const dim3 grid(grid_dim(tiles, kGridX), split.count, grid_dim(p.batch, kGridYZ));
+    const Args<float> args = make_args<float>(p);
+    kernel<<<grid, kThreads, kBigShared, exec.cuda_stream()>>>(args, split);
+    check_launch("sgemm_big_split_kernel");
+    launch_split_sum(p, args, split, runs_of_four(p.c, p.m, p.batch), exec.cuda_stream());
+    return;
+  }
   const bool edge_m = p.m % kBigM != 0, edge_n = p.n % kBigN != 0;
   if constexpr (!kTa && !kTb) {
     if (edge_n) {
@@ -1322,14 +1390,14 @@ class Reg final : public Candidate {
 const Candidate& GEMMROUTE_AB_EXPORT(reg_candidate)() {
   static const Reg instance("cuda.reg:m=128:n=128:k=8:t=8" GEMMROUTE_AB_SPELLING, Scalar::f32,
                             Scalar::f32, Scalar::f32, &launch_sgemm, nullptr, nullptr,
-                            &sgemm_workspace);
+                            &split_workspace<sgemm_split>);
   return instance;
 }
 
 const Candidate& GEMMROUTE_AB_EXPORT(reg_big_candidate)() {
   static const Reg instance("cuda.reg:m=256:n=128:k=8:t=8x16" GEMMROUTE_AB_SPELLING, Scalar::f32,
-                            Scalar::f32, Scalar::f32, &launch_sgemm_big, nullptr, nullptr, nullptr,
-                            std::int64_t{1} << 31);
+                            Scalar::f32, Scalar::f32, &launch_sgemm_big, nullptr, nullptr,
+                            &split_workspace<sgemm_big_split>, std::int64_t{1} << 31);
   return instance;
 }
 

@@ -228,7 +228,15 @@ TEST(CudaWithoutGpu, RegLargeTileTakesF32WithKUnder2To31) {
   EXPECT_TRUE(big->can_run(packed_nn(Scalar::f32, 1, 1, (std::int64_t{1} << 31) - 1)).ok);
   EXPECT_TRUE(refuses(*big, packed_nn(Scalar::f32, 1, 1, std::int64_t{1} << 31), "32 bits"));
   EXPECT_TRUE(refuses(*big, packed_nn(Scalar::f64, 256, 128, 8), "not instantiated"));
+  // One 512^3 item: 8 tiles leave multiprocessors idle, so k splits in 4 chunks of 128 (the
+  // shortest it takes), each 512 x 512 floats of sums. A thousand of them (8,000 tiles) and k
+  // under 256 never split.
+  Problem one = packed_nn(Scalar::f32, 512, 512, 512);
+  one.batch = 1;
+  EXPECT_EQ(big->workspace_bytes(one), 4u * 512 * 512 * sizeof(float));
   EXPECT_EQ(big->workspace_bytes(packed_nn(Scalar::f32, 512, 512, 512)), 0u);
+  one.k = 255;
+  EXPECT_EQ(big->workspace_bytes(one), 0u);
 }
 
 // cuda.reg's split k keeps its chunks' sums in the candidates' workspace: what it declares
