@@ -7,9 +7,11 @@
 #         two-row tiles' lattice keys measured again with every candidate (tune --shapes,
 #         tuning/cuda-quick.spec), each resumable and stopped in time (item 2's bench ran on
 #         2026-12-06 and runs again once scripts/h200-tables has merged them);
-#   other cards (an H100): `label` below, the landed tree's whole label with patch 43 landed
-#         (its twin passed the `cuda.reg` tests and both sanitizers on 2026-12-07, thirty-ninth);
-#         work that needs no H200 (a same-card campaign would not enter its table).
+#   other cards (an H100): the `28` call below with patch 44 (the 256 x 128 tile's refill
+#         copies in threes): its `cuda.reg` tests, its timing and the sanitizers over its twin
+#         (LIMIT=330 unless set: about 5.5 minutes); work that needs no H200 (a same-card
+#         campaign would not enter its table). The landed tree's label (43 in) passed on an H100
+#         on 2026-12-07 (thirty-ninth), 248 of 248.
 #
 #   dev/pending/next-call.sh [label | 28 | 28b | 28c | edge128 | 18 | 18b | campaigns]
 #                                         (in the device tool's `run`, from the repository root;
@@ -199,7 +201,7 @@ if [[ "$gpu" == *H200* ]]; then
   BENCH_CANDIDATES=cublas DEADLINE=$((start + ${LIMIT:-540})) STEP_MINUTES=5 \
     timeout $((${LIMIT:-540} + 30)) scripts/gpu-check "$out/g" "${steps[@]}"
 else
-  exec "$0" label
+  AB_PATCHES=dev/pending/44-big-copies-in-threes.patch LIMIT=${LIMIT:-330} exec "$0" 28
 fi
 for name in "${campaigns[@]}"; do
   for f in "$r/$name-results.csv" "$r/$name-confirm.csv"; do [ -f "$f" ] && cp "$f" "$out/"; done
