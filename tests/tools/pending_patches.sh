@@ -15,7 +15,7 @@
 set -euo pipefail
 root=$(cd "$1" && pwd) scratch=$(mkdir -p "$2" && cd "$2" && pwd) nvcc=${3:-}
 rm -rf "$scratch" && mkdir -p "$scratch"
-chains=("05 18 19" "44")
+chains=("05 18 19" "44" "45")
 shopt -s nullglob
 patches=("$root"/dev/pending/[0-9][0-9]-*.patch)
 [ ${#patches[@]} -gt 0 ] || { echo "ok: no pending patches"; exit 0; }
