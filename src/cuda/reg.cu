@@ -1277,9 +1277,10 @@ void launch_sgemm(const Problem& p, const CudaExec& exec) {
 // whole k or a chunk of it (k < 2^31: can_run). Rows past the edge copied (kLastA, kLastB)
 // where that measured faster on an H100 (bench/results/h100-ab-2026-12-06/README.md, "Patch
 // 30"): for A in N N where A has an edge tile (m off the tile: 1.08-1.11x; 0.95x where it has
-// none, as the kernel's schedule changed), both in N T always (1.014x); T T was not faster with B's. Where
-// the runs lie along q (B in N, A in T), each operand's where it has an edge tile: 1.05-1.17x
-// there, 0.997-1.003x where no tile has an edge (bench/results/h100-ab-2026-12-07/README.md).
+// none, as the kernel's schedule changed), both in N T always (1.014x); T T was not faster with
+// B's. Where the runs lie along q (B in N, A in T), each operand's where it has an edge tile:
+// 1.05-1.17x there, 0.997-1.003x where no tile has an edge
+// (bench/results/h100-ab-2026-12-07/README.md).
 // 9 kernels of the whole k: N N 4, N T 1, T N 2, T T 2; and 4 of chunks, one a form.
 template <bool kTa, bool kTb, bool kLastA, bool kLastB>
 void launch_sgemm_big_kernel(const Problem& p, const CudaExec& exec) {
